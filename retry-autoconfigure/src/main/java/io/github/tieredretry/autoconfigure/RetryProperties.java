@@ -1,0 +1,358 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.tieredretry.topology.QueueType;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration properties for tiered, non-blocking RabbitMQ listener retries.
+ */
+@ConfigurationProperties("retry")
+public class RetryProperties {
+
+	/**
+	 * Whether tiered retries are enabled. When false, nothing is declared on the broker and no listener
+	 * is wrapped.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Delay tiers: positive, strictly ascending durations. Each becomes a queue with that fixed TTL named
+	 * 'retry.delay.<ttl>' (for example retry.delay.10s). A retry waits in the smallest tier at least as
+	 * long as its delay; longer delays go through the largest tier repeatedly.
+	 */
+	private List<Duration> tiers = new ArrayList<>(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
+
+	/**
+	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once.
+	 */
+	private QueueType queueType = QueueType.CLASSIC;
+
+	/**
+	 * Name of the parking-lot queue, where messages go after their last retry or when they can never
+	 * succeed.
+	 */
+	private String parkingLot = "retry.parking-lot";
+
+	/**
+	 * Retry settings for every retryable listener, unless its policy or annotation says otherwise.
+	 */
+	private final Policy defaults = new Policy();
+
+	/**
+	 * Named retry policies, selected with @RetryableListener(policy = "name"). Fields left unset come
+	 * from retry.defaults.
+	 */
+	private final Map<String, Policy> policies = new LinkedHashMap<>();
+
+	private final Headers headers = new Headers();
+
+	private final Publish publish = new Publish();
+
+	private final Metrics metrics = new Metrics();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public List<Duration> getTiers() {
+		return this.tiers;
+	}
+
+	public void setTiers(List<Duration> tiers) {
+		this.tiers = tiers;
+	}
+
+	public QueueType getQueueType() {
+		return this.queueType;
+	}
+
+	public void setQueueType(QueueType queueType) {
+		this.queueType = queueType;
+	}
+
+	public String getParkingLot() {
+		return this.parkingLot;
+	}
+
+	public void setParkingLot(String parkingLot) {
+		this.parkingLot = parkingLot;
+	}
+
+	public Policy getDefaults() {
+		return this.defaults;
+	}
+
+	public Map<String, Policy> getPolicies() {
+		return this.policies;
+	}
+
+	public Headers getHeaders() {
+		return this.headers;
+	}
+
+	public Publish getPublish() {
+		return this.publish;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	/**
+	 * One retry policy. Unset fields inherit: a named policy from retry.defaults, retry.defaults from the
+	 * built-in values.
+	 */
+	public static class Policy {
+
+		/**
+		 * Retries after the first attempt. Built-in default: 5.
+		 */
+		private @Nullable Integer maxRetries;
+
+		/**
+		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s, 1h'. Overrides the
+		 * exponential back-off. Built-in default: empty, meaning exponential back-off.
+		 */
+		private List<Duration> delays = new ArrayList<>();
+
+		/**
+		 * Exponential back-off: delay before the first retry. Built-in default: 1s.
+		 */
+		private @Nullable Duration initialInterval;
+
+		/**
+		 * Exponential back-off: factor between consecutive delays, at least 1.0. Built-in default: 2.0.
+		 */
+		private @Nullable Double multiplier;
+
+		/**
+		 * Exponential back-off: the longest delay. Built-in default: 1h.
+		 */
+		private @Nullable Duration maxInterval;
+
+		/**
+		 * In-place retries, without delay, before the first tiered retry (they block the consumer thread
+		 * briefly, so keep them few). Built-in default: 0.
+		 */
+		private @Nullable Integer immediateRetries;
+
+		/**
+		 * No retry is scheduled to fall due later than the first failure plus this; the message is parked
+		 * with reason 'timeout' instead. Built-in default: none.
+		 */
+		private @Nullable Duration timeout;
+
+		/**
+		 * Fully qualified names of exceptions that are retried, matched through the cause chain. Empty
+		 * means every exception.
+		 */
+		private List<String> retryOn = new ArrayList<>();
+
+		/**
+		 * Fully qualified names of exceptions that are never retried (the message is parked at once),
+		 * matched through the cause chain. Wins over retry-on.
+		 */
+		private List<String> noRetryOn = new ArrayList<>();
+
+		public @Nullable Integer getMaxRetries() {
+			return this.maxRetries;
+		}
+
+		public void setMaxRetries(@Nullable Integer maxRetries) {
+			this.maxRetries = maxRetries;
+		}
+
+		public List<Duration> getDelays() {
+			return this.delays;
+		}
+
+		public void setDelays(List<Duration> delays) {
+			this.delays = delays;
+		}
+
+		public @Nullable Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(@Nullable Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public @Nullable Double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(@Nullable Double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public @Nullable Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(@Nullable Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public @Nullable Integer getImmediateRetries() {
+			return this.immediateRetries;
+		}
+
+		public void setImmediateRetries(@Nullable Integer immediateRetries) {
+			this.immediateRetries = immediateRetries;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public List<String> getRetryOn() {
+			return this.retryOn;
+		}
+
+		public void setRetryOn(List<String> retryOn) {
+			this.retryOn = retryOn;
+		}
+
+		public List<String> getNoRetryOn() {
+			return this.noRetryOn;
+		}
+
+		public void setNoRetryOn(List<String> noRetryOn) {
+			this.noRetryOn = noRetryOn;
+		}
+
+	}
+
+	/**
+	 * What forwarded messages say about their failure.
+	 */
+	public static class Headers {
+
+		/**
+		 * Whether to add the failure's stack trace in header 'retry-stack-trace' (truncated).
+		 */
+		private boolean includeStackTrace = false;
+
+		/**
+		 * The longest exception message kept in header 'retry-error', in characters.
+		 */
+		private int maxErrorLength = 1000;
+
+		/**
+		 * The longest stack trace kept in header 'retry-stack-trace', in characters.
+		 */
+		private int maxStackTraceLength = 8000;
+
+		public boolean isIncludeStackTrace() {
+			return this.includeStackTrace;
+		}
+
+		public void setIncludeStackTrace(boolean includeStackTrace) {
+			this.includeStackTrace = includeStackTrace;
+		}
+
+		public int getMaxErrorLength() {
+			return this.maxErrorLength;
+		}
+
+		public void setMaxErrorLength(int maxErrorLength) {
+			this.maxErrorLength = maxErrorLength;
+		}
+
+		public int getMaxStackTraceLength() {
+			return this.maxStackTraceLength;
+		}
+
+		public void setMaxStackTraceLength(int maxStackTraceLength) {
+			this.maxStackTraceLength = maxStackTraceLength;
+		}
+
+	}
+
+	/**
+	 * How failed messages are forwarded to tiers and the parking lot.
+	 */
+	public static class Publish {
+
+		/**
+		 * How long to wait for the broker to confirm a forward. Without a confirm the original message is
+		 * not acked and goes back to its queue.
+		 */
+		private Duration confirmTimeout = Duration.ofSeconds(5);
+
+		/**
+		 * Pause of a consumer after a failed forward, doubled on each consecutive failure up to
+		 * failure-max-pause, so that a requeued message is not redelivered in a hot loop.
+		 */
+		private Duration failureInitialPause = Duration.ofMillis(500);
+
+		/**
+		 * The longest pause of a consumer after consecutive failed forwards.
+		 */
+		private Duration failureMaxPause = Duration.ofSeconds(15);
+
+		public Duration getConfirmTimeout() {
+			return this.confirmTimeout;
+		}
+
+		public void setConfirmTimeout(Duration confirmTimeout) {
+			this.confirmTimeout = confirmTimeout;
+		}
+
+		public Duration getFailureInitialPause() {
+			return this.failureInitialPause;
+		}
+
+		public void setFailureInitialPause(Duration failureInitialPause) {
+			this.failureInitialPause = failureInitialPause;
+		}
+
+		public Duration getFailureMaxPause() {
+			return this.failureMaxPause;
+		}
+
+		public void setFailureMaxPause(Duration failureMaxPause) {
+			this.failureMaxPause = failureMaxPause;
+		}
+
+	}
+
+	/**
+	 * Retry metrics.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Whether to record retry metrics (rabbitmq.retry.*) when a MeterRegistry is available.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.tieredretry.autoconfigure.RetryProperties.Policy;
+import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.policy.PolicyLayer;
+import io.github.tieredretry.policy.RetryPolicyResolver;
+import io.github.tieredretry.policy.TierLadder;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Turns {@link RetryProperties} into validated settings. Every invalid value fails startup with an
+ * {@link InvalidConfigurationPropertyValueException} that names the property, the value and the fix.
+ */
+final class RetrySettings {
+
+	private RetrySettings() {
+	}
+
+	static TierLadder tiers(RetryProperties properties) {
+		List<Duration> tiers = properties.getTiers();
+		String problem = TierLadder.problemWith(tiers);
+		if (problem != null) {
+			throw new InvalidConfigurationPropertyValueException("retry.tiers", tiers,
+					problem + ". Use positive, strictly ascending durations such as '1s, 5s, 30s, 2m, 10m, 1h'.");
+		}
+		return TierLadder.of(tiers);
+	}
+
+	static String parkingLot(RetryProperties properties) {
+		String name = properties.getParkingLot();
+		if (name == null || name.isBlank()) {
+			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
+					"The parking-lot queue needs a name, for example 'retry.parking-lot'.");
+		}
+		if (name.startsWith("amq.")) {
+			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
+					"Queue names starting with 'amq.' are reserved by RabbitMQ; choose another name.");
+		}
+		if (name.getBytes(StandardCharsets.UTF_8).length > 255) {
+			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
+					"RabbitMQ queue names are at most 255 bytes long; choose a shorter name.");
+		}
+		return name;
+	}
+
+	static ListenerPolicies policies(RetryProperties properties, @Nullable ClassLoader classLoader) {
+		PolicyLayer defaults = layer("retry.defaults", properties.getDefaults(), classLoader);
+		check("retry.defaults", () -> RetryPolicyResolver.resolve(defaults));
+		Map<String, PolicyLayer> named = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			String prefix = "retry.policies." + name;
+			PolicyLayer layer = layer(prefix, policy, classLoader);
+			check(prefix, () -> RetryPolicyResolver.resolve(layer, defaults));
+			named.put(name, layer);
+		});
+		return new ListenerPolicies(defaults, named);
+	}
+
+	static FailureHeaderSettings headers(RetryProperties properties) {
+		RetryProperties.Headers headers = properties.getHeaders();
+		if (headers.getMaxErrorLength() < 0) {
+			throw new InvalidConfigurationPropertyValueException("retry.headers.max-error-length",
+					headers.getMaxErrorLength(), "Use zero or more characters (default 1000).");
+		}
+		if (headers.getMaxStackTraceLength() < 0) {
+			throw new InvalidConfigurationPropertyValueException("retry.headers.max-stack-trace-length",
+					headers.getMaxStackTraceLength(), "Use zero or more characters (default 8000).");
+		}
+		return new FailureHeaderSettings(headers.isIncludeStackTrace(), headers.getMaxErrorLength(),
+				headers.getMaxStackTraceLength());
+	}
+
+	static RetryProperties.Publish publish(RetryProperties properties) {
+		RetryProperties.Publish publish = properties.getPublish();
+		positive("retry.publish.confirm-timeout", publish.getConfirmTimeout());
+		notNegative("retry.publish.failure-initial-pause", publish.getFailureInitialPause());
+		notNegative("retry.publish.failure-max-pause", publish.getFailureMaxPause());
+		return publish;
+	}
+
+	private static PolicyLayer layer(String prefix, Policy policy, @Nullable ClassLoader classLoader) {
+		Integer maxRetries = policy.getMaxRetries();
+		if (maxRetries != null && maxRetries < 0) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".max-retries", maxRetries,
+					"Use 0 or more retries (retries after the first attempt).");
+		}
+		Integer immediateRetries = policy.getImmediateRetries();
+		if (immediateRetries != null && immediateRetries < 0) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".immediate-retries", immediateRetries,
+					"Use 0 or more in-place retries.");
+		}
+		Double multiplier = policy.getMultiplier();
+		if (multiplier != null && !(multiplier >= 1.0)) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".multiplier", multiplier,
+					"The multiplier must be at least 1.0 (1.0 means a fixed delay).");
+		}
+		positive(prefix + ".initial-interval", policy.getInitialInterval());
+		positive(prefix + ".max-interval", policy.getMaxInterval());
+		positive(prefix + ".timeout", policy.getTimeout());
+		List<Duration> delays = policy.getDelays();
+		for (Duration delay : delays) {
+			if (delay == null || delay.isNegative()) {
+				throw new InvalidConfigurationPropertyValueException(prefix + ".delays", delays,
+						"Delays must be zero or positive durations such as '10s, 100s, 1h'.");
+			}
+		}
+		return new PolicyLayer(maxRetries, delays, policy.getInitialInterval(), multiplier, policy.getMaxInterval(),
+				immediateRetries, policy.getTimeout(), exceptionTypes(prefix + ".retry-on", policy.getRetryOn(), classLoader),
+				exceptionTypes(prefix + ".no-retry-on", policy.getNoRetryOn(), classLoader));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static List<Class<? extends Throwable>> exceptionTypes(String property, List<String> names,
+			@Nullable ClassLoader classLoader) {
+		List<Class<? extends Throwable>> types = new ArrayList<>();
+		for (String name : names) {
+			String trimmed = (name != null) ? name.trim() : "";
+			Class<?> type;
+			try {
+				type = ClassUtils.forName(trimmed, classLoader);
+			}
+			catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
+				throw new InvalidConfigurationPropertyValueException(property, name, "No class '" + trimmed
+						+ "' on the classpath. Use the fully qualified name of an exception class, for example "
+						+ "'java.io.IOException' or 'com.example.PaymentDeclinedException'.");
+			}
+			if (!Throwable.class.isAssignableFrom(type)) {
+				throw new InvalidConfigurationPropertyValueException(property, name,
+						"'" + trimmed + "' is not an exception type (it does not extend java.lang.Throwable).");
+			}
+			types.add((Class<? extends Throwable>) type);
+		}
+		return types;
+	}
+
+	private static void check(String prefix, Runnable resolution) {
+		try {
+			resolution.run();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(prefix, "(merged policy)",
+					ex.getMessage() + ". Fix the property under " + prefix + " or retry.defaults.");
+		}
+	}
+
+	private static void positive(String property, @Nullable Duration value) {
+		if (value != null && (value.isNegative() || value.isZero())) {
+			throw new InvalidConfigurationPropertyValueException(property, value,
+					"Use a positive duration such as '500ms', '10s' or '1h'.");
+		}
+	}
+
+	private static void notNegative(String property, @Nullable Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new InvalidConfigurationPropertyValueException(property, value,
+					"Use zero or a positive duration such as '500ms' or '15s'.");
+		}
+	}
+
+}

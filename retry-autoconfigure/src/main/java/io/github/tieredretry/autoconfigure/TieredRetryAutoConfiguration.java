@@ -1,0 +1,127 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.time.Clock;
+
+import com.rabbitmq.client.Channel;
+import io.github.tieredretry.forwarding.ConfirmedPublisher;
+import io.github.tieredretry.forwarding.ForwardFailurePause;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
+import io.github.tieredretry.listener.RetryableListenerInstaller;
+import io.github.tieredretry.listener.RetryableListenerRegistry;
+import io.github.tieredretry.listener.RetryableListenerVerifier;
+import io.github.tieredretry.topology.RetryDeclarables;
+import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.topology.RetryTopologyDeclarer;
+import io.github.tieredretry.topology.RetryTopologyInitializer;
+
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.annotation.EnableRabbit;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.io.ResourceLoader;
+
+/**
+ * Auto-configuration of tiered, non-blocking retries for {@code @RetryableListener} listeners: the
+ * retry topology, confirmed forwarding on a publisher connection of its own, and the wrapping of
+ * retryable listener containers.
+ */
+@AutoConfiguration(after = RabbitAutoConfiguration.class)
+@ConditionalOnClass({ RabbitTemplate.class, EnableRabbit.class, Channel.class })
+@ConditionalOnBooleanProperty(name = "retry.enabled", matchIfMissing = true)
+@ConditionalOnBean(ConnectionFactory.class)
+@EnableConfigurationProperties(RetryProperties.class)
+public final class TieredRetryAutoConfiguration {
+
+	/** Name of the connection factory that forwards failed messages. */
+	public static final String PUBLISHER_CONNECTION_FACTORY = "tieredRetryPublisherConnectionFactory";
+
+	@Bean
+	static RetryableListenerBeanPostProcessor retryableListenerBeanPostProcessor(
+			ObjectProvider<RetryableListenerInstaller> installer, ObjectProvider<RetryableListenerRegistry> registry) {
+		return new RetryableListenerBeanPostProcessor(installer, registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryableListenerRegistry retryableListenerRegistry() {
+		return new RetryableListenerRegistry();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryTopology retryTopology(RetryProperties properties) {
+		return new RetryTopology(RetrySettings.tiers(properties), properties.getQueueType(),
+				RetrySettings.parkingLot(properties));
+	}
+
+	@Bean
+	RetryDeclarables retryDeclarables(RetryTopology topology) {
+		return new RetryDeclarables(topology);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ListenerPolicies retryListenerPolicies(RetryProperties properties, ResourceLoader resourceLoader) {
+		return RetrySettings.policies(properties, resourceLoader.getClassLoader());
+	}
+
+	@Bean(name = PUBLISHER_CONNECTION_FACTORY, defaultCandidate = false)
+	@ConditionalOnMissingBean(name = PUBLISHER_CONNECTION_FACTORY)
+	CachingConnectionFactory tieredRetryPublisherConnectionFactory(ConnectionFactory connectionFactory,
+			ObjectProvider<CachingConnectionFactoryConfigurer> configurer, BeanFactory beanFactory) {
+		return PublisherConnectionFactories.create(connectionFactory, configurer.getIfAvailable(), beanFactory);
+	}
+
+	@Bean
+	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin) {
+		return new RetryTopologyDeclarer(topology, admin.getIfUnique());
+	}
+
+	@Bean
+	RetryTopologyInitializer retryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology) {
+		return new RetryTopologyInitializer(declarer, topology);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	MessageForwarder retryMessageForwarder(
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
+			RetryTopology topology, RetryTopologyDeclarer declarer, RetryProperties properties) {
+		ConfirmedPublisher publisher = new ConfirmedPublisher(publisherConnectionFactory,
+				RetrySettings.publish(properties).getConfirmTimeout());
+		return new MessageForwarder(publisher, topology, declarer::declare);
+	}
+
+	@Bean
+	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
+			MessageForwarder forwarder, RetryProperties properties, ApplicationEventPublisher events,
+			RetryableListenerRegistry registry) {
+		RetryProperties.Publish publish = RetrySettings.publish(properties);
+		return new RetryableListenerInstaller(policies, topology, forwarder,
+				new ForwardFailurePause(publish.getFailureInitialPause(), publish.getFailureMaxPause()),
+				RetrySettings.headers(properties), events, registry, Clock.systemUTC());
+	}
+
+	@Bean
+	RetryableListenerVerifier retryableListenerVerifier(RetryableListenerRegistry registry) {
+		return new RetryableListenerVerifier(registry);
+	}
+
+}

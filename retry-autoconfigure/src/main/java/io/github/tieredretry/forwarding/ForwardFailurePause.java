@@ -1,0 +1,66 @@
+package io.github.tieredretry.forwarding;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Slows consumers down while forwards keep failing (broker trouble, missing topology), so that a
+ * message that goes back to its queue is not redelivered and failed again in a hot loop. The pause
+ * doubles with each consecutive failure up to a maximum and resets after the next successful forward.
+ * <p>
+ * This deliberately blocks the consumer thread: while the broker cannot take forwards, no message can
+ * make progress through a retryable listener anyway, and the unacked message stays safe in its queue.
+ */
+public final class ForwardFailurePause {
+
+	private final long initialMillis;
+
+	private final long maxMillis;
+
+	private final AtomicInteger consecutiveFailures = new AtomicInteger();
+
+	public ForwardFailurePause(Duration initial, Duration max) {
+		this.initialMillis = Math.max(0, initial.toMillis());
+		this.maxMillis = Math.max(this.initialMillis, max.toMillis());
+	}
+
+	/**
+	 * The pause that follows the given number of consecutive failures.
+	 * @param failures consecutive failures, at least 1
+	 * @return the pause in milliseconds
+	 */
+	long pauseMillis(int failures) {
+		int doublings = Math.min(Math.max(failures - 1, 0), 30);
+		long pause = this.initialMillis << doublings;
+		return (pause < 0 || pause > this.maxMillis) ? this.maxMillis : pause;
+	}
+
+	/**
+	 * Record a failed forward and pause the calling consumer accordingly.
+	 * @return the pause taken, in milliseconds
+	 */
+	public long pauseAfterFailure() {
+		long pause = pauseMillis(this.consecutiveFailures.incrementAndGet());
+		try {
+			TimeUnit.MILLISECONDS.sleep(pause);
+		}
+		catch (InterruptedException ex) {
+			// The container is stopping: give the message back now.
+			Thread.currentThread().interrupt();
+		}
+		return pause;
+	}
+
+	/** Record a successful forward. */
+	public void reset() {
+		if (this.consecutiveFailures.get() != 0) {
+			this.consecutiveFailures.set(0);
+		}
+	}
+
+	public int consecutiveFailures() {
+		return this.consecutiveFailures.get();
+	}
+
+}

@@ -1,0 +1,41 @@
+package io.github.tieredretry.forwarding;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.headers.HeaderChanges;
+import io.github.tieredretry.headers.RetryHeaders;
+
+/**
+ * The AMQP properties of a forwarded message: exactly the received ones, except that the message is
+ * persistent, has no {@code expiration} (the tier's TTL must rule; the original value is kept in
+ * {@code retry-original-expiration}) and carries the header edits of this forward.
+ */
+public final class ForwardedProperties {
+
+	/** AMQP delivery mode 2. */
+	private static final int PERSISTENT = 2;
+
+	private ForwardedProperties() {
+	}
+
+	/**
+	 * Build the properties to forward with.
+	 * @param received the properties as received from the broker
+	 * @param changes the header edits
+	 * @return the properties to publish
+	 */
+	public static AMQP.BasicProperties of(AMQP.BasicProperties received, HeaderChanges changes) {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		if (received.getHeaders() != null) {
+			headers.putAll(received.getHeaders());
+		}
+		String expiration = received.getExpiration();
+		if (expiration != null && !headers.containsKey(RetryHeaders.ORIGINAL_EXPIRATION)) {
+			headers.put(RetryHeaders.ORIGINAL_EXPIRATION, expiration);
+		}
+		return received.builder().headers(changes.applyTo(headers)).expiration(null).deliveryMode(PERSISTENT).build();
+	}
+
+}

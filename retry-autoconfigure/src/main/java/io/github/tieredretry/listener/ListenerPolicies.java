@@ -1,0 +1,120 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.PolicyLayer;
+import io.github.tieredretry.policy.RetryPolicyResolver;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Resolves the policy of a {@code @RetryableListener}: annotation attributes first, then the named
+ * policy under {@code retry.policies}, then {@code retry.defaults}.
+ */
+public final class ListenerPolicies {
+
+	private final PolicyLayer defaults;
+
+	private final Map<String, PolicyLayer> named;
+
+	/**
+	 * Create the resolver.
+	 * @param defaults the {@code retry.defaults} layer
+	 * @param named the {@code retry.policies} layers by name
+	 */
+	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named) {
+		this.defaults = defaults;
+		this.named = Map.copyOf(named);
+	}
+
+	/**
+	 * Resolve a listener's policy.
+	 * @param annotation the listener's annotation
+	 * @param listener the listener's name, for error messages
+	 * @return the effective policy
+	 * @throws RetryableListenerConfigurationException naming the listener and the bad value
+	 */
+	public EffectiveRetryPolicy resolve(RetryableListener annotation, String listener) {
+		PolicyLayer namedLayer = PolicyLayer.EMPTY;
+		String policyName = annotation.policy().trim();
+		if (!policyName.isEmpty()) {
+			namedLayer = this.named.get(policyName);
+			if (namedLayer == null) {
+				throw new RetryableListenerConfigurationException(listener, "unknown policy '" + policyName + "'",
+						"Known policies under retry.policies: " + new TreeSet<>(this.named.keySet())
+								+ ". Add retry.policies." + policyName + ".* to your configuration or fix the name.");
+			}
+		}
+		PolicyLayer annotationLayer = layerOf(annotation, listener);
+		try {
+			return RetryPolicyResolver.resolve(annotationLayer, namedLayer, this.defaults);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RetryableListenerConfigurationException(listener,
+					"the resolved policy is not usable: " + ex.getMessage(),
+					"Fix the annotation attribute or the retry.policies/retry.defaults property it inherits.");
+		}
+	}
+
+	/**
+	 * Resolve a named policy (or the defaults for an empty name), without annotation.
+	 * @param name the policy name
+	 * @return the effective policy
+	 */
+	public EffectiveRetryPolicy resolveNamed(String name) {
+		PolicyLayer layer = name.isEmpty() ? PolicyLayer.EMPTY : this.named.get(name);
+		if (layer == null) {
+			throw new IllegalArgumentException("Unknown policy '" + name + "'");
+		}
+		return RetryPolicyResolver.resolve(layer, this.defaults);
+	}
+
+	public Map<String, PolicyLayer> named() {
+		return this.named;
+	}
+
+	private static PolicyLayer layerOf(RetryableListener annotation, String listener) {
+		Integer maxRetries = null;
+		if (annotation.maxRetries() != -1) {
+			if (annotation.maxRetries() < 0) {
+				throw new RetryableListenerConfigurationException(listener,
+						"maxRetries = " + annotation.maxRetries() + " is negative",
+						"Use 0 or more retries, or -1 to take the value from the policy.");
+			}
+			maxRetries = annotation.maxRetries();
+		}
+		List<Duration> delays = new ArrayList<>();
+		for (String delay : annotation.delays()) {
+			delays.add(parseDelay(delay, listener));
+		}
+		return new PolicyLayer(maxRetries, delays, null, null, null, null, null,
+				Arrays.asList(annotation.retryOn()), Arrays.asList(annotation.noRetryOn()));
+	}
+
+	private static Duration parseDelay(String delay, String listener) {
+		String fix = "Use durations such as \"500ms\", \"10s\", \"2m\" or \"1h\".";
+		if (delay == null || delay.isBlank()) {
+			throw new RetryableListenerConfigurationException(listener, "delays contains an empty value", fix);
+		}
+		Duration parsed;
+		try {
+			parsed = DurationStyle.detectAndParse(delay.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RetryableListenerConfigurationException(listener,
+					"delay \"" + delay + "\" is not a duration", fix);
+		}
+		if (parsed.isNegative()) {
+			throw new RetryableListenerConfigurationException(listener, "delay \"" + delay + "\" is negative", fix);
+		}
+		return parsed;
+	}
+
+}

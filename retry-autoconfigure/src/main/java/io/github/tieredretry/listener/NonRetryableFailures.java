@@ -1,0 +1,38 @@
+package io.github.tieredretry.listener;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+
+import org.springframework.amqp.support.converter.MessageConversionException;
+import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
+
+/**
+ * Failures that no retry can fix, whatever the policy says: the payload could not be converted or
+ * bound to the listener method's parameters. The same set Spring AMQP's
+ * {@code ConditionalRejectingErrorHandler} treats as fatal.
+ */
+final class NonRetryableFailures {
+
+	private NonRetryableFailures() {
+	}
+
+	/**
+	 * Whether the failure, or any of its causes, is a payload failure.
+	 * @param failure the failure
+	 * @return whether retrying is pointless
+	 */
+	static boolean isPayloadFailure(Throwable failure) {
+		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+		for (Throwable current = failure; current != null && seen.put(current, true) == null;
+				current = current.getCause()) {
+			if (current instanceof MessageConversionException
+					|| current instanceof org.springframework.messaging.converter.MessageConversionException
+					|| current instanceof MethodArgumentResolutionException
+					|| current instanceof NoSuchMethodException || current instanceof ClassCastException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+}

@@ -1,0 +1,234 @@
+package io.github.tieredretry.listener;
+
+import java.lang.reflect.Method;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.forwarding.ForwardFailurePause;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.RetryDecider;
+import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.RetryTopology;
+import org.aopalliance.aop.Advice;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.rabbit.annotation.RabbitHandler;
+import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.StatefulRetryOperationsInterceptor;
+import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
+import org.springframework.amqp.rabbit.listener.MultiMethodRabbitListenerEndpoint;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpoint;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Applies {@code @RetryableListener} to a listener container as its factory creates it: checks that
+ * the container can be retried safely, wraps its listener, captures deliveries, and registers the
+ * container's queues so that their retries can return to them.
+ */
+public final class RetryableListenerInstaller {
+
+	private static final Log logger = LogFactory.getLog(RetryableListenerInstaller.class);
+
+	private final ListenerPolicies policies;
+
+	private final TierLadder tiers;
+
+	private final RetryTopology topology;
+
+	private final ListenerRuntime runtime;
+
+	private final RetryableListenerRegistry registry;
+
+	/**
+	 * Create the installer.
+	 * @param policies resolves listener policies
+	 * @param topology the retry topology (work queues are registered on it)
+	 * @param forwarder forwards to tiers and the parking lot
+	 * @param pause slows consumers down while forwards fail
+	 * @param headerSettings how failures are described in headers
+	 * @param events where retry events are published
+	 * @param registry records the listeners retries were applied to
+	 * @param clock the clock
+	 */
+	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
+			ForwardFailurePause pause, FailureHeaderSettings headerSettings, ApplicationEventPublisher events,
+			RetryableListenerRegistry registry, Clock clock) {
+		this.policies = policies;
+		this.tiers = topology.tiers();
+		this.topology = topology;
+		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, pause, headerSettings,
+				topology.parkingLot(), events);
+		this.registry = registry;
+	}
+
+	/**
+	 * Apply tiered retries to a freshly created container if its endpoint is a retryable listener.
+	 * @param endpoint the endpoint the container was created for
+	 * @param container the container, not yet initialized
+	 * @param factory the factory that created it
+	 */
+	public void install(RabbitListenerEndpoint endpoint, MessageListenerContainer container, Object factory) {
+		if (!(endpoint instanceof MethodRabbitListenerEndpoint methodEndpoint)) {
+			return;
+		}
+		Object bean = methodEndpoint.getBean();
+		Class<?> beanClass = AopUtils.getTargetClass(bean);
+		Method method = (endpoint instanceof MultiMethodRabbitListenerEndpoint) ? null
+				: specificMethod(methodEndpoint.getMethod(), beanClass);
+		String listener = ClassUtils.getShortName(beanClass) + ((method != null) ? "#" + method.getName() : "");
+		RetryableListener annotation = findAnnotation(beanClass, method, listener);
+		if (annotation == null) {
+			return;
+		}
+		List<Method> handlers = (method != null) ? List.of(method) : rabbitHandlers(beanClass);
+		checkSupported(listener, handlers, endpoint, container, factory);
+		AbstractMessageListenerContainer listenerContainer = (AbstractMessageListenerContainer) container;
+		EffectiveRetryPolicy policy = this.policies.resolve(annotation, listener);
+		MessageListener original = listenerContainer.getMessageListener();
+		if (original == null) {
+			throw new RetryableListenerConfigurationException(listener, "its container has no message listener",
+					"This is unexpected for a @RabbitListener; please report it.");
+		}
+		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
+				new RetryDecider(this.tiers, policy), this.runtime));
+		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
+		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
+		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
+		queues.forEach(this.topology::registerWorkQueue);
+		this.registry.applied(new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
+				annotation.policy().trim(), policy, beanClass, method));
+		warnAboutInexactDelays(listener, policy);
+		if (logger.isInfoEnabled()) {
+			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers);
+		}
+	}
+
+	private static @Nullable Method specificMethod(@Nullable Method method, Class<?> beanClass) {
+		if (method == null) {
+			return null;
+		}
+		return BridgeMethodResolver.findBridgedMethod(AopUtils.getMostSpecificMethod(method, beanClass));
+	}
+
+	private static @Nullable RetryableListener findAnnotation(Class<?> beanClass, @Nullable Method method,
+			String listener) {
+		if (method != null) {
+			RetryableListener onMethod = AnnotatedElementUtils.findMergedAnnotation(method, RetryableListener.class);
+			return (onMethod != null) ? onMethod
+					: AnnotatedElementUtils.findMergedAnnotation(beanClass, RetryableListener.class);
+		}
+		for (Method handler : rabbitHandlers(beanClass)) {
+			if (AnnotatedElementUtils.hasAnnotation(handler, RetryableListener.class)) {
+				throw new RetryableListenerConfigurationException(listener + "#" + handler.getName(),
+						"it is on a @RabbitHandler method of a class-level @RabbitListener",
+						"All handlers of a class-level listener share one container: put @RetryableListener on the "
+								+ "class instead.");
+			}
+		}
+		return AnnotatedElementUtils.findMergedAnnotation(beanClass, RetryableListener.class);
+	}
+
+	private static List<Method> rabbitHandlers(Class<?> beanClass) {
+		return Arrays.stream(ReflectionUtils.getUniqueDeclaredMethods(beanClass, ReflectionUtils.USER_DECLARED_METHODS))
+			.filter((candidate) -> AnnotatedElementUtils.hasAnnotation(candidate, RabbitHandler.class))
+			.toList();
+	}
+
+	private static void checkSupported(String listener, List<Method> handlers, RabbitListenerEndpoint endpoint,
+			MessageListenerContainer container, Object factory) {
+		for (Method handler : handlers) {
+			if (isAsync(handler)) {
+				throw new RetryableListenerConfigurationException(listener,
+						"asynchronous listeners (returning " + handler.getReturnType().getSimpleName()
+								+ ") are not supported",
+						"Their failures are reported after the container has moved on, so a retry could not be "
+								+ "tied to the acknowledgement. Make the listener method return void or a value.");
+			}
+		}
+		if (!(container instanceof AbstractMessageListenerContainer listenerContainer)) {
+			throw new RetryableListenerConfigurationException(listener,
+					"its container " + container.getClass().getName() + " is not supported",
+					"Use a SimpleRabbitListenerContainerFactory or DirectRabbitListenerContainerFactory "
+							+ "(Spring Boot's default factories are both supported).");
+		}
+		if (Boolean.TRUE.equals(endpoint.getBatchListener())
+				|| (listenerContainer instanceof SimpleMessageListenerContainer simple
+						&& simple.isConsumerBatchEnabled())) {
+			throw new RetryableListenerConfigurationException(listener, "batch listeners are not supported",
+					"A batch fails as a whole, so no single message could be retried or parked. Consume single "
+							+ "messages (remove batch = \"true\" / consumerBatchEnabled) for this listener.");
+		}
+		AcknowledgeMode ackMode = listenerContainer.getAcknowledgeMode();
+		if (ackMode == AcknowledgeMode.MANUAL) {
+			throw new RetryableListenerConfigurationException(listener, "acknowledge mode MANUAL is not supported",
+					"The starter acks a failed message only after its forward to a tier is confirmed, which "
+							+ "needs ackMode AUTO (the default). Remove ackMode = \"MANUAL\" and let the listener throw.");
+		}
+		if (ackMode == AcknowledgeMode.NONE) {
+			throw new RetryableListenerConfigurationException(listener, "acknowledge mode NONE is not supported",
+					"With NONE the broker forgets a message on delivery, so a failure could lose it. Use AUTO.");
+		}
+		if (factory instanceof AbstractRabbitListenerContainerFactory<?> containerFactory
+				&& containerFactory.getAdviceChain() != null) {
+			for (Advice advice : containerFactory.getAdviceChain()) {
+				if (advice instanceof StatelessRetryOperationsInterceptor
+						|| advice instanceof StatefulRetryOperationsInterceptor) {
+					throw new RetryableListenerConfigurationException(listener,
+							"its container factory also applies Spring AMQP's blocking retry interceptor",
+							"Blocking retries sleep in the consumer thread and, when a forward fails, would reject "
+									+ "the message without requeue. Disable it for this factory "
+									+ "(spring.rabbitmq.listener.simple.retry.enabled=false) and use "
+									+ "retry.defaults.immediate-retries for quick in-place retries.");
+				}
+			}
+		}
+	}
+
+	private static boolean isAsync(Method handler) {
+		Class<?> returnType = handler.getReturnType();
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
+			return true;
+		}
+		if ("reactor.core.publisher.Mono".equals(returnType.getName())) {
+			return true;
+		}
+		Class<?>[] parameters = handler.getParameterTypes();
+		return parameters.length > 0
+				&& "kotlin.coroutines.Continuation".equals(parameters[parameters.length - 1].getName());
+	}
+
+	private void warnAboutInexactDelays(String listener, EffectiveRetryPolicy policy) {
+		if (!logger.isInfoEnabled() || policy.maxRetries() == 0) {
+			return;
+		}
+		for (long retry = 1; retry <= Math.min(policy.maxRetries(), 20); retry++) {
+			java.time.Duration delay = policy.delayBeforeRetry(retry);
+			if (delay.compareTo(this.tiers.largest()) <= 0 && !this.tiers.hasExactTier(delay)) {
+				logger.info(listener + ": retry " + retry + " is due after " + TierLadder.nameOf(delay)
+						+ " but waits " + TierLadder.nameOf(this.tiers.tierFor(delay)) + " (the next tier up); add "
+						+ TierLadder.nameOf(delay) + " to retry.tiers for exact delays.");
+				return;
+			}
+		}
+	}
+
+}

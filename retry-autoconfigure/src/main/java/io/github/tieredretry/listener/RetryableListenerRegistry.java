@@ -1,0 +1,64 @@
+package io.github.tieredretry.listener;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every {@code @RetryableListener} found on a bean, and every listener container it was applied to.
+ * An annotation that was found but never applied (no {@code @RabbitListener}, or a container that was
+ * not created through a container factory bean) fails startup instead of being silently ignored.
+ */
+public final class RetryableListenerRegistry {
+
+	private final List<RetryableListenerInfo> listeners = new CopyOnWriteArrayList<>();
+
+	private final List<Declared> declared = new CopyOnWriteArrayList<>();
+
+	/**
+	 * An annotation found on a bean.
+	 *
+	 * @param beanName the bean's name
+	 * @param beanClass the bean's class
+	 * @param method the annotated method, or {@code null} when the class is annotated
+	 */
+	record Declared(String beanName, Class<?> beanClass, @Nullable Method method) {
+	}
+
+	void declared(String beanName, Class<?> beanClass, @Nullable Method method) {
+		this.declared.add(new Declared(beanName, beanClass, method));
+	}
+
+	void applied(RetryableListenerInfo info) {
+		this.listeners.add(info);
+	}
+
+	/**
+	 * The retryable listeners applied so far.
+	 * @return the listeners
+	 */
+	public List<RetryableListenerInfo> listeners() {
+		return List.copyOf(this.listeners);
+	}
+
+	/**
+	 * Annotations that were found but not applied to any listener container.
+	 * @return the unapplied declarations
+	 */
+	List<Declared> unapplied() {
+		List<Declared> unapplied = new ArrayList<>();
+		for (Declared candidate : this.declared) {
+			boolean applied = this.listeners.stream()
+				.anyMatch((info) -> info.beanClass().equals(candidate.beanClass())
+						&& (candidate.method() == null || candidate.method().equals(info.method())));
+			if (!applied) {
+				unapplied.add(candidate);
+			}
+		}
+		return unapplied;
+	}
+
+}

@@ -1,0 +1,213 @@
+package io.github.tieredretry.policy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.util.backoff.BackOff;
+import org.springframework.util.backoff.BackOffExecution;
+import org.springframework.util.backoff.ExponentialBackOff;
+
+/**
+ * The retry policy in force for one listener, after merging annotation, named policy and defaults.
+ * <p>
+ * Exception classification and the delay sequence come from Spring Framework's {@link RetryPolicy}
+ * and {@link BackOff} ({@link ExponentialBackOff}, or {@link DelaySequenceBackOff} for explicit delays);
+ * this class only never sleeps: it computes when a retry is due.
+ */
+public final class EffectiveRetryPolicy {
+
+	private final int maxRetries;
+
+	private final List<Duration> delays;
+
+	private final Duration initialInterval;
+
+	private final double multiplier;
+
+	private final Duration maxInterval;
+
+	private final int immediateRetries;
+
+	private final @Nullable Duration timeout;
+
+	private final List<Class<? extends Throwable>> retryOn;
+
+	private final List<Class<? extends Throwable>> noRetryOn;
+
+	private final RetryPolicy retryPolicy;
+
+	/**
+	 * Create a policy; every argument is validated.
+	 * @param maxRetries retries after the first attempt, zero or more
+	 * @param delays explicit delays (empty for exponential back-off), none negative
+	 * @param initialInterval positive first exponential delay
+	 * @param multiplier exponential factor, at least 1
+	 * @param maxInterval positive upper bound of an exponential delay
+	 * @param immediateRetries in-place retries before the first tiered one, zero or more
+	 * @param timeout positive limit from first failure to the last due retry, or {@code null}
+	 * @param retryOn retryable exception types (empty: all)
+	 * @param noRetryOn non-retryable exception types (win over {@code retryOn})
+	 * @throws IllegalArgumentException naming the field when a value is not usable
+	 */
+	public EffectiveRetryPolicy(int maxRetries, List<Duration> delays, Duration initialInterval, double multiplier,
+			Duration maxInterval, int immediateRetries, @Nullable Duration timeout,
+			List<Class<? extends Throwable>> retryOn, List<Class<? extends Throwable>> noRetryOn) {
+		require(maxRetries >= 0, "max-retries must be zero or more but was " + maxRetries);
+		require(immediateRetries >= 0, "immediate-retries must be zero or more but was " + immediateRetries);
+		require(multiplier >= 1.0, "multiplier must be at least 1.0 but was " + multiplier);
+		RetryPolicyResolver.positive("initial-interval", initialInterval);
+		RetryPolicyResolver.positive("max-interval", maxInterval);
+		if (timeout != null) {
+			RetryPolicyResolver.positive("timeout", timeout);
+		}
+		for (Duration delay : delays) {
+			require(!delay.isNegative(), "delays must not be negative but contained " + delay);
+		}
+		this.maxRetries = maxRetries;
+		this.delays = List.copyOf(delays);
+		this.initialInterval = initialInterval;
+		this.multiplier = multiplier;
+		this.maxInterval = maxInterval;
+		this.immediateRetries = immediateRetries;
+		this.timeout = timeout;
+		this.retryOn = List.copyOf(retryOn);
+		this.noRetryOn = List.copyOf(noRetryOn);
+		this.retryPolicy = RetryPolicy.builder()
+			.backOff(createBackOff())
+			.includes(new ArrayList<>(this.retryOn))
+			.excludes(new ArrayList<>(this.noRetryOn))
+			.build();
+	}
+
+	private BackOff createBackOff() {
+		if (!this.delays.isEmpty()) {
+			return new DelaySequenceBackOff(this.delays, this.maxRetries);
+		}
+		ExponentialBackOff backOff = new ExponentialBackOff(this.initialInterval.toMillis(), this.multiplier);
+		backOff.setMaxInterval(this.maxInterval.toMillis());
+		backOff.setMaxAttempts(this.maxRetries);
+		return backOff;
+	}
+
+	private static void require(boolean condition, String message) {
+		if (!condition) {
+			throw new IllegalArgumentException(message);
+		}
+	}
+
+	/**
+	 * Whether a failure may be retried under this policy's {@code retry-on}/{@code no-retry-on} rules
+	 * (matched through the cause chain; {@code no-retry-on} wins).
+	 * @param failure the listener's exception
+	 * @return whether to retry
+	 */
+	public boolean isRetryable(Throwable failure) {
+		return this.retryPolicy.shouldRetry(failure);
+	}
+
+	/**
+	 * The delay before the given retry: {@code delays[min(n, size) - 1]}, otherwise
+	 * {@code min(initial * multiplier^(n-1), max-interval)}.
+	 * @param retry the retry number, starting at 1 and at most {@link #maxRetries()}
+	 * @return the delay
+	 */
+	public Duration delayBeforeRetry(long retry) {
+		if (retry < 1) {
+			throw new IllegalArgumentException("retry numbers start at 1 but was " + retry);
+		}
+		BackOff backOff = this.retryPolicy.getBackOff();
+		if (backOff instanceof DelaySequenceBackOff sequence) {
+			return sequence.delayBefore(retry);
+		}
+		BackOffExecution execution = backOff.start();
+		long delay = this.initialInterval.toMillis();
+		long previous = -1;
+		for (long i = 1; i <= retry; i++) {
+			long next = execution.nextBackOff();
+			if (next == BackOffExecution.STOP) {
+				break;
+			}
+			delay = next;
+			// Exponential delays never shrink: once capped or constant, every later one is the same.
+			if (delay >= this.maxInterval.toMillis() || delay == previous) {
+				break;
+			}
+			previous = delay;
+		}
+		return Duration.ofMillis(delay);
+	}
+
+	/**
+	 * The longest delay this policy can ask for; a due time further ahead than this is not trusted.
+	 * @return the longest delay (zero when the policy allows no retries)
+	 */
+	public Duration longestDelay() {
+		if (this.maxRetries == 0) {
+			return Duration.ZERO;
+		}
+		if (!this.delays.isEmpty()) {
+			return this.delays.subList(0, Math.min(this.delays.size(), this.maxRetries))
+				.stream()
+				.max(Duration::compareTo)
+				.orElse(Duration.ZERO);
+		}
+		return delayBeforeRetry(this.maxRetries);
+	}
+
+	public int maxRetries() {
+		return this.maxRetries;
+	}
+
+	public List<Duration> delays() {
+		return this.delays;
+	}
+
+	public Duration initialInterval() {
+		return this.initialInterval;
+	}
+
+	public double multiplier() {
+		return this.multiplier;
+	}
+
+	public Duration maxInterval() {
+		return this.maxInterval;
+	}
+
+	public int immediateRetries() {
+		return this.immediateRetries;
+	}
+
+	public @Nullable Duration timeout() {
+		return this.timeout;
+	}
+
+	public List<Class<? extends Throwable>> retryOn() {
+		return this.retryOn;
+	}
+
+	public List<Class<? extends Throwable>> noRetryOn() {
+		return this.noRetryOn;
+	}
+
+	@Override
+	public String toString() {
+		String backOff = this.delays.isEmpty()
+				? "initial-interval=" + this.initialInterval + ", multiplier=" + this.multiplier + ", max-interval="
+						+ this.maxInterval
+				: "delays=" + this.delays.stream().map(TierLadder::nameOf).toList();
+		return "EffectiveRetryPolicy[max-retries=" + this.maxRetries + ", " + backOff + ", immediate-retries="
+				+ this.immediateRetries + ((this.timeout != null) ? ", timeout=" + this.timeout : "")
+				+ (this.retryOn.isEmpty() ? "" : ", retry-on=" + names(this.retryOn))
+				+ (this.noRetryOn.isEmpty() ? "" : ", no-retry-on=" + names(this.noRetryOn)) + "]";
+	}
+
+	private static List<String> names(List<Class<? extends Throwable>> types) {
+		return types.stream().map(Class::getName).toList();
+	}
+
+}

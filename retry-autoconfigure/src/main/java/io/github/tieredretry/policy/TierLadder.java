@@ -1,0 +1,132 @@
+package io.github.tieredretry.policy;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ascending set of delay tiers (fixed-TTL queues) that every retry goes through.
+ * <p>
+ * A delay is served by the smallest tier that is at least as long, so a message is never redelivered
+ * early; a delay longer than the largest tier is served by the largest tier repeatedly (hops).
+ */
+public final class TierLadder {
+
+	/** RabbitMQ's upper limit for {@code x-message-ttl}: 2^32 - 1 milliseconds (about 49 days). */
+	public static final long MAX_TTL_MILLIS = 4_294_967_295L;
+
+	private final List<Duration> tiers;
+
+	private TierLadder(List<Duration> tiers) {
+		this.tiers = List.copyOf(tiers);
+	}
+
+	/**
+	 * Create a ladder from tier durations.
+	 * @param tiers positive, strictly ascending whole-millisecond durations
+	 * @return the ladder
+	 * @throws IllegalArgumentException naming the offending tier when the list is not usable
+	 */
+	public static TierLadder of(List<Duration> tiers) {
+		String problem = problemWith(tiers);
+		if (problem != null) {
+			throw new IllegalArgumentException(problem);
+		}
+		return new TierLadder(tiers);
+	}
+
+	/**
+	 * Describe what is wrong with a list of tiers.
+	 * @param tiers the candidate tiers
+	 * @return a sentence describing the first problem, or {@code null} when the tiers are usable
+	 */
+	public static @Nullable String problemWith(List<Duration> tiers) {
+		if (tiers.isEmpty()) {
+			return "at least one tier is required";
+		}
+		Duration previous = null;
+		for (Duration tier : tiers) {
+			if (tier == null || tier.isNegative() || tier.isZero()) {
+				return "tier '" + tier + "' must be a positive duration";
+			}
+			if (tier.toNanos() % 1_000_000 != 0) {
+				return "tier '" + tier + "' must be a whole number of milliseconds (x-message-ttl is in ms)";
+			}
+			if (tier.toMillis() > MAX_TTL_MILLIS) {
+				return "tier '" + nameOf(tier) + "' is longer than RabbitMQ's maximum message TTL (about 49 days)";
+			}
+			if (previous != null && tier.compareTo(previous) <= 0) {
+				return "tiers must be strictly ascending without duplicates, but '" + nameOf(tier) + "' follows '"
+						+ nameOf(previous) + "'";
+			}
+			previous = tier;
+		}
+		return null;
+	}
+
+	/**
+	 * The tier that serves a wait of the given length: the smallest tier at least as long as the wait,
+	 * or the largest tier when the wait is longer than every tier (the message then hops).
+	 * @param wait the time the message still has to wait
+	 * @return the tier to publish to
+	 */
+	public Duration tierFor(Duration wait) {
+		for (Duration tier : this.tiers) {
+			if (tier.compareTo(wait) >= 0) {
+				return tier;
+			}
+		}
+		return largest();
+	}
+
+	/**
+	 * Whether a wait of the given length is served exactly by one tier (no rounding up, no hops).
+	 * @param wait the wait
+	 * @return whether a tier has exactly that length
+	 */
+	public boolean hasExactTier(Duration wait) {
+		return this.tiers.contains(wait);
+	}
+
+	public Duration largest() {
+		return this.tiers.get(this.tiers.size() - 1);
+	}
+
+	public Duration smallest() {
+		return this.tiers.get(0);
+	}
+
+	public List<Duration> tiers() {
+		return this.tiers;
+	}
+
+	/**
+	 * The short name of a tier, used in queue names and metric tags: {@code 10s}, {@code 2m},
+	 * {@code 1500ms}, {@code 1h}, {@code 1d}. Equal durations always get the same name.
+	 * @param tier the tier duration
+	 * @return its name
+	 */
+	public static String nameOf(Duration tier) {
+		long millis = tier.toMillis();
+		if (millis != 0 && millis % 86_400_000L == 0) {
+			return (millis / 86_400_000L) + "d";
+		}
+		if (millis != 0 && millis % 3_600_000L == 0) {
+			return (millis / 3_600_000L) + "h";
+		}
+		if (millis != 0 && millis % 60_000L == 0) {
+			return (millis / 60_000L) + "m";
+		}
+		if (millis != 0 && millis % 1000L == 0) {
+			return (millis / 1000L) + "s";
+		}
+		return millis + "ms";
+	}
+
+	@Override
+	public String toString() {
+		return this.tiers.stream().map(TierLadder::nameOf).toList().toString();
+	}
+
+}

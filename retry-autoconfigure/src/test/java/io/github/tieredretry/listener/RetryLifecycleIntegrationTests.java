@@ -1,0 +1,318 @@
+package io.github.tieredretry.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Date;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The life of a message in a retryable listener, against a real broker: processed, retried through
+ * tiers, or parked with its body and properties untouched.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class RetryLifecycleIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String QUEUE = "lifecycle-" + ID;
+
+	static final String CONVERSION_QUEUE = "lifecycle-typed-" + ID;
+
+	static final String PLAIN_QUEUE = "lifecycle-plain-" + ID;
+
+	static final String PARKING_LOT = "lifecycle-parking-" + ID;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.id", () -> ID);
+		registry.add("test.queue", () -> QUEUE);
+		registry.add("test.conversion-queue", () -> CONVERSION_QUEUE);
+		registry.add("test.plain-queue", () -> PLAIN_QUEUE);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.tiers", () -> "200ms, 500ms, 1s");
+		registry.add("retry.defaults.max-retries", () -> "3");
+		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	RabbitListenerEndpointRegistry endpointRegistry;
+
+	BrokerClient broker;
+
+	@BeforeEach
+	void openClient() {
+		this.broker = new BrokerClient();
+	}
+
+	@AfterEach
+	void closeClient() {
+		this.broker.close();
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			List.of(QUEUE, CONVERSION_QUEUE, PLAIN_QUEUE, PARKING_LOT).forEach(client::deleteQueue);
+		}
+	}
+
+	@Test
+	void successfulMessageIsProcessedOnceAndNeverForwarded() {
+		String id = publishText(QUEUE, "ok");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		// Long enough for a retry through the largest tier to have come back.
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+			.until(() -> this.recorder.count(id) == 1);
+		assertThat(this.recorder.of(id).get(0).retryCount()).isZero();
+		assertThat(parkedFrom(QUEUE)).isEmpty();
+	}
+
+	@Test
+	void messageFailingTwiceIsRetriedWithGapsOfAtLeastTheConfiguredDelays() {
+		String id = publishText(QUEUE, "fail:2");
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
+		List<InvocationRecorder.Invocation> invocations = this.recorder.of(id);
+		assertThat(invocations).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		List<Duration> gaps = this.recorder.gaps(id);
+		assertThat(gaps.get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(200));
+		assertThat(gaps.get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+		assertThat(parkedFrom(QUEUE)).isEmpty();
+	}
+
+	@Test
+	void alwaysFailingMessageIsParkedAfterMaxRetriesWithBodyAndPropertiesUnchanged() {
+		byte[] body = new byte[4096];
+		new Random(42).nextBytes(body);
+		body[0] = 'a';
+		body[1] = ':';
+		String id = "always-" + UUID.randomUUID();
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put("tenant", "acme");
+		headers.put("attempt-budget", 7);
+		headers.put("big-number", 12345678901L);
+		headers.put("flag", true);
+		headers.put("ratio", 0.25d);
+		headers.put("raw", new byte[] { 1, 2, 3 });
+		headers.put("nested", Map.of("k", "v"));
+		headers.put("list", List.of("x", 1));
+		// No content type and no priority: Spring AMQP would invent both when republishing.
+		AMQP.BasicProperties sent = new AMQP.BasicProperties.Builder().messageId(id)
+			.correlationId("corr-1")
+			.replyTo("reply-queue")
+			.type("order.created")
+			.appId("tests")
+			.userId("guest")
+			.timestamp(new Date(1_700_000_000_000L))
+			.contentEncoding("identity")
+			.expiration("60000")
+			.deliveryMode(2)
+			.headers(headers)
+			.build();
+		this.broker.publish("", QUEUE, sent, body);
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> parkedFrom(QUEUE).stream()
+			.anyMatch((message) -> id.equals(message.properties().getMessageId())));
+		BrokerClient.Received parked = takeParked(id);
+
+		assertThat(this.recorder.count(id)).isEqualTo(4);
+		assertThat(parked.body()).isEqualTo(body);
+		AMQP.BasicProperties received = parked.properties();
+		assertThat(received.getContentType()).isNull();
+		assertThat(received.getPriority()).isNull();
+		assertThat(received.getContentEncoding()).isEqualTo("identity");
+		assertThat(received.getCorrelationId()).isEqualTo("corr-1");
+		assertThat(received.getReplyTo()).isEqualTo("reply-queue");
+		assertThat(received.getType()).isEqualTo("order.created");
+		assertThat(received.getAppId()).isEqualTo("tests");
+		assertThat(received.getUserId()).isEqualTo("guest");
+		assertThat(received.getTimestamp()).isEqualTo(new Date(1_700_000_000_000L));
+		assertThat(received.getDeliveryMode()).isEqualTo(2);
+		assertThat(received.getExpiration()).as("parked messages never expire").isNull();
+		Map<String, Object> parkedHeaders = parked.headers();
+		assertThat(String.valueOf(parkedHeaders.get("tenant"))).isEqualTo("acme");
+		assertThat(parkedHeaders.get("attempt-budget")).isEqualTo(7);
+		assertThat(parkedHeaders.get("big-number")).isEqualTo(12345678901L);
+		assertThat(parkedHeaders.get("flag")).isEqualTo(true);
+		assertThat(parkedHeaders.get("ratio")).isEqualTo(0.25d);
+		assertThat((byte[]) parkedHeaders.get("raw")).containsExactly(1, 2, 3);
+		assertThat(String.valueOf(((Map<?, ?>) parkedHeaders.get("nested")).get("k"))).isEqualTo("v");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(QUEUE);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
+		assertThat(parked.header(RetryHeaders.ERROR)).isEqualTo("scripted failure 4");
+		assertThat(parked.header(RetryHeaders.ORIGINAL_EXPIRATION)).isEqualTo("60000");
+		assertThat(parkedHeaders).containsKeys(RetryHeaders.FIRST_FAILURE, RetryHeaders.PARKED_AT)
+			.doesNotContainKeys(RetryHeaders.DUE, RetryHeaders.TIER, RetryHeaders.STACK_TRACE);
+	}
+
+	@Test
+	void unconvertiblePayloadIsParkedAtOnceAsNotRetryable() {
+		String id = publishText(CONVERSION_QUEUE, "not-a-number");
+		await().atMost(Duration.ofSeconds(10)).until(() -> !parkedFrom(CONVERSION_QUEUE).isEmpty());
+		BrokerClient.Received parked = takeParked(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).contains("MessageConversionException");
+		assertThat(parked.bodyText()).isEqualTo("not-a-number");
+	}
+
+	@Test
+	void noRetryOnExceptionIsParkedAtOnce() {
+		String id = publishText(QUEUE, "reject");
+		await().atMost(Duration.ofSeconds(10)).until(() -> !parkedFrom(QUEUE).isEmpty());
+		BrokerClient.Received parked = takeParked(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalArgumentException.class.getName());
+		assertThat(this.recorder.count(id)).isEqualTo(1);
+	}
+
+	@Test
+	void listenerWithoutTheAnnotationIsUntouched() {
+		AbstractMessageListenerContainer plain = (AbstractMessageListenerContainer) this.endpointRegistry
+			.getListenerContainer("plain-" + ID);
+		AbstractMessageListenerContainer retryable = (AbstractMessageListenerContainer) this.endpointRegistry
+			.getListenerContainer("retryable-" + ID);
+		assertThat(plain.getMessageListener()).isNotInstanceOf(RetryingMessageListener.class);
+		assertThat(retryable.getMessageListener()).isInstanceOf(RetryingMessageListener.class);
+		String id = publishText(PLAIN_QUEUE, "reject");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.count(id) == 1);
+		// Spring AMQP's own behaviour: rejected without requeue, and not our business.
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+			.until(() -> this.recorder.count(id) == 1 && parkedFrom(PLAIN_QUEUE).isEmpty());
+	}
+
+	private String publishText(String queue, String text) {
+		String id = text + "-" + UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.contentType("text/plain")
+			.deliveryMode(2)
+			.build();
+		this.broker.publish("", queue, properties, text.getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
+	private final Map<String, BrokerClient.Received> parked = new java.util.concurrent.ConcurrentHashMap<>();
+
+	private List<BrokerClient.Received> parkedFrom(String queue) {
+		this.broker.drain(PARKING_LOT).forEach((message) -> this.parked.put(message.properties().getMessageId(), message));
+		return this.parked.values().stream().filter((message) -> queue.equals(message.header(RetryHeaders.QUEUE))).toList();
+	}
+
+	private BrokerClient.Received takeParked(String id) {
+		parkedFrom(QUEUE);
+		BrokerClient.Received message = this.parked.remove(id);
+		assertThat(message).as("parked message " + id).isNotNull();
+		return message;
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue lifecycleQueue() {
+			return new Queue(QUEUE);
+		}
+
+		@Bean
+		Queue conversionQueue() {
+			return new Queue(CONVERSION_QUEUE);
+		}
+
+		@Bean
+		Queue plainQueue() {
+			return new Queue(PLAIN_QUEUE);
+		}
+
+		@Bean
+		ScriptedListeners scriptedListeners(InvocationRecorder recorder) {
+			return new ScriptedListeners(recorder);
+		}
+
+	}
+
+	static class ScriptedListeners {
+
+		private final InvocationRecorder recorder;
+
+		ScriptedListeners(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(id = "retryable-${test.id}",
+				queues = "${test.queue}")
+		@RetryableListener(noRetryOn = IllegalArgumentException.class)
+		void onMessage(Message message) {
+			String id = message.getMessageProperties().getMessageId();
+			long retryCount = message.getMessageProperties().getRetryCount();
+			String script = new String(message.getBody(), StandardCharsets.ISO_8859_1);
+			int attempt = this.recorder.count(id) + 1;
+			boolean fail = script.startsWith("a:") || script.equals("reject")
+					|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5)));
+			this.recorder.record(id, retryCount, !fail);
+			if (script.equals("reject")) {
+				throw new IllegalArgumentException("not retryable");
+			}
+			if (fail) {
+				throw new IllegalStateException("scripted failure " + attempt);
+			}
+		}
+
+		@RabbitListener(queues = "${test.conversion-queue}")
+		@RetryableListener
+		void onNumber(Integer number) {
+			throw new AssertionError("must not be invoked with " + number);
+		}
+
+		@RabbitListener(id = "plain-${test.id}",
+				queues = "${test.plain-queue}")
+		void onPlain(Message message) {
+			this.recorder.record(message.getMessageProperties().getMessageId(), 0, false);
+			throw new AmqpRejectAndDontRequeueException("plain listener rejects");
+		}
+
+	}
+
+}

@@ -1,0 +1,164 @@
+package io.github.tieredretry.testsupport;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.rabbitmq.RabbitMQContainer;
+
+/**
+ * The RabbitMQ that integration tests run against, resolved once per JVM:
+ * <ol>
+ * <li>a Testcontainers {@link RabbitMQContainer} when Docker works;</li>
+ * <li>otherwise the broker named by {@code spring.rabbitmq.host/port/username/password} (system
+ * properties or {@code SPRING_RABBITMQ_*} environment variables), by default {@code 127.0.0.1:5672}
+ * with guest/guest.</li>
+ * </ol>
+ * When there is neither, every integration test fails with a message saying how to get a broker:
+ * a test that skipped itself would prove nothing.
+ */
+public final class TestBroker {
+
+	/** The image used when Docker works: the newest broker line the starter supports. */
+	public static final String IMAGE = "rabbitmq:4.1-management-alpine";
+
+	private static volatile TestBroker instance;
+
+	private final String host;
+
+	private final int port;
+
+	private final String username;
+
+	private final String password;
+
+	private final RabbitMQContainer container;
+
+	private TestBroker(String host, int port, String username, String password, RabbitMQContainer container) {
+		this.host = host;
+		this.port = port;
+		this.username = username;
+		this.password = password;
+		this.container = container;
+	}
+
+	/**
+	 * The broker, starting a container on first use when Docker works.
+	 * @return the broker
+	 * @throws IllegalStateException when no broker is available
+	 */
+	public static TestBroker get() {
+		TestBroker broker = instance;
+		if (broker == null) {
+			synchronized (TestBroker.class) {
+				broker = instance;
+				if (broker == null) {
+					broker = resolve();
+					instance = broker;
+				}
+			}
+		}
+		return broker;
+	}
+
+	private static TestBroker resolve() {
+		if (dockerAvailable()) {
+			RabbitMQContainer container = new RabbitMQContainer(IMAGE);
+			container.start();
+			return new TestBroker(container.getHost(), container.getAmqpPort(), container.getAdminUsername(),
+					container.getAdminPassword(), container);
+		}
+		String host = setting("spring.rabbitmq.host", "127.0.0.1");
+		int port = Integer.parseInt(setting("spring.rabbitmq.port", "5672"));
+		String username = setting("spring.rabbitmq.username", "guest");
+		String password = setting("spring.rabbitmq.password", "guest");
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host, port), 2000);
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("No RabbitMQ for the integration tests: Docker is not available for "
+					+ "Testcontainers, and nothing listens on " + host + ":" + port + " (" + ex.getMessage()
+					+ "). Start a broker (rabbitmq-server -detached, or apt-get install -y rabbitmq-server), point "
+					+ "SPRING_RABBITMQ_HOST/PORT/USERNAME/PASSWORD at one, or start Docker.", ex);
+		}
+		return new TestBroker(host, port, username, password, null);
+	}
+
+	private static boolean dockerAvailable() {
+		try {
+			return DockerClientFactory.instance().isDockerAvailable();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			return false;
+		}
+	}
+
+	private static String setting(String property, String defaultValue) {
+		String value = System.getProperty(property);
+		if (value == null) {
+			value = System.getenv(property.toUpperCase().replace('.', '_'));
+		}
+		return (value != null && !value.isBlank()) ? value : defaultValue;
+	}
+
+	/**
+	 * Whether the broker is a Testcontainers container (else a local or configured broker).
+	 * @return whether it runs in a container
+	 */
+	public boolean isContainer() {
+		return this.container != null;
+	}
+
+	public RabbitMQContainer container() {
+		return this.container;
+	}
+
+	public String host() {
+		return this.host;
+	}
+
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Spring Boot properties pointing at this broker.
+	 * @return {@code key=value} pairs
+	 */
+	public String[] springProperties() {
+		return new String[] { "spring.rabbitmq.host=" + this.host, "spring.rabbitmq.port=" + this.port,
+				"spring.rabbitmq.username=" + this.username, "spring.rabbitmq.password=" + this.password };
+	}
+
+	/**
+	 * A plain AMQP client connection factory for this broker, for tests that publish and inspect
+	 * messages without Spring's conversions.
+	 * @return a connection factory
+	 */
+	public ConnectionFactory clientConnectionFactory() {
+		ConnectionFactory factory = new ConnectionFactory();
+		factory.setHost(this.host);
+		factory.setPort(this.port);
+		factory.setUsername(this.username);
+		factory.setPassword(this.password);
+		factory.setAutomaticRecoveryEnabled(false);
+		return factory;
+	}
+
+	/**
+	 * Open a plain AMQP client connection to this broker.
+	 * @return a new connection
+	 */
+	public Connection newConnection() {
+		try {
+			return clientConnectionFactory().newConnection("tiered-retry-tests");
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not connect to the test broker at " + this.host + ":" + this.port, ex);
+		}
+	}
+
+}
