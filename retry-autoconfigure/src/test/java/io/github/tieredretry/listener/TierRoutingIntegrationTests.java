@@ -1,0 +1,266 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.HeaderChanges;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.policy.ParkedReason;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.ParkingLot;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.FanoutExchange;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Where a retry goes and when: per-message TTLs, delays beyond the largest tier, queues sharing an
+ * exchange, and a work queue that disappears while its retry waits.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class TierRoutingIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String TTL_QUEUE = "routing-ttl-" + ID;
+
+	static final String HOP_QUEUE = "routing-hop-" + ID;
+
+	static final String FANOUT = "routing-fanout-" + ID;
+
+	static final String FANOUT_FAILING = "routing-fanout-failing-" + ID;
+
+	static final String FANOUT_HEALTHY = "routing-fanout-healthy-" + ID;
+
+	static final String VANISHING_QUEUE = "routing-vanishing-" + ID;
+
+	static final String PARKING_LOT = "routing-parking-" + ID;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.id", () -> ID);
+		registry.add("test.ttl-queue", () -> TTL_QUEUE);
+		registry.add("test.hop-queue", () -> HOP_QUEUE);
+		registry.add("test.fanout-failing", () -> FANOUT_FAILING);
+		registry.add("test.fanout-healthy", () -> FANOUT_HEALTHY);
+		registry.add("test.vanishing-queue", () -> VANISHING_QUEUE);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.tiers", () -> "200ms, 400ms, 1s");
+		registry.add("retry.defaults.max-retries", () -> "3");
+		registry.add("retry.defaults.delays", () -> "1s");
+		registry.add("retry.policies.long.delays", () -> "2500ms");
+		registry.add("retry.policies.long.max-retries", () -> "1");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	RabbitListenerEndpointRegistry endpoints;
+
+	BrokerClient broker;
+
+	ParkingLot parkingLot;
+
+	@BeforeAll
+	static void declareVanishingQueue() {
+		// Not a Queue bean: nothing must re-create it once the test deletes it.
+		try (BrokerClient client = new BrokerClient()) {
+			client.declareQueue(VANISHING_QUEUE);
+		}
+	}
+
+	@BeforeEach
+	void openClient() {
+		this.broker = new BrokerClient();
+		this.parkingLot = new ParkingLot(this.broker, PARKING_LOT);
+	}
+
+	@AfterEach
+	void closeClient() {
+		this.broker.close();
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			List.of(TTL_QUEUE, HOP_QUEUE, FANOUT_FAILING, FANOUT_HEALTHY, VANISHING_QUEUE, PARKING_LOT)
+				.forEach(client::deleteQueue);
+			client.deleteExchange(FANOUT);
+		}
+	}
+
+	@Test
+	void messageWithPerMessageTtlShorterThanItsTierStillWaitsTheWholeDelay() {
+		// With its own 300 ms expiration kept, the message would leave the 1 s tier after 300 ms.
+		String id = Messages.publish(this.broker, "", TTL_QUEUE, "fail:1", "300");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.count(id)).isEqualTo(2);
+		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(this.parkingLot.from(TTL_QUEUE)).isEmpty();
+	}
+
+	@Test
+	void delayLongerThanTheLargestTierHopsThroughItAndNeverArrivesEarly() {
+		String id = Messages.publish(this.broker, "", HOP_QUEUE, "fail:1");
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
+		List<InvocationRecorder.Invocation> invocations = this.recorder.of(id);
+		assertThat(invocations).hasSize(2);
+		assertThat(invocations.get(1).retryCount()).isEqualTo(1);
+		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(2500));
+	}
+
+	@Test
+	void retryReturnsOnlyToTheQueueThatFailedNotToOtherQueuesBoundToTheSameExchange() {
+		String id = Messages.publish(this.broker, FANOUT, "", "fail:1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded("failing:" + id));
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+			.until(() -> this.recorder.count("healthy:" + id) == 1);
+		assertThat(this.recorder.count("failing:" + id)).isEqualTo(2);
+	}
+
+	@Test
+	void retryWhoseWorkQueueWasDeletedEndsInTheParkingLotAsUnroutable() {
+		String id = Messages.publish(this.broker, "", VANISHING_QUEUE, "always");
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
+		// The retry is being forwarded to wait 1 s in a tier; its queue goes away meanwhile. (A
+		// synchronous stop waits for the consumer's receive timeout, long enough for the retry to come
+		// back into the queue before it is deleted.)
+		this.endpoints.getListenerContainer("vanishing-" + ID).stop(() -> {
+		});
+		this.broker.deleteQueue(VANISHING_QUEUE);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parkingLot.find(id) != null);
+		BrokerClient.Received parked = this.parkingLot.find(id);
+		assertThat(parked.bodyText()).isEqualTo("always");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(VANISHING_QUEUE);
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("1");
+		assertThat(HeaderChanges.parkedReasonOf(parked.headers())).isEqualTo(ParkedReason.UNROUTABLE);
+		assertThat(this.recorder.count(id)).isEqualTo(1);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue ttlQueue() {
+			return new Queue(TTL_QUEUE);
+		}
+
+		@Bean
+		Queue hopQueue() {
+			return new Queue(HOP_QUEUE);
+		}
+
+		@Bean
+		FanoutExchange fanout() {
+			return new FanoutExchange(FANOUT);
+		}
+
+		@Bean
+		Queue fanoutFailing() {
+			return new Queue(FANOUT_FAILING);
+		}
+
+		@Bean
+		Queue fanoutHealthy() {
+			return new Queue(FANOUT_HEALTHY);
+		}
+
+		@Bean
+		Binding failingBinding() {
+			return BindingBuilder.bind(fanoutFailing()).to(fanout());
+		}
+
+		@Bean
+		Binding healthyBinding() {
+			return BindingBuilder.bind(fanoutHealthy()).to(fanout());
+		}
+
+		@Bean
+		Listeners listeners(InvocationRecorder recorder) {
+			return new Listeners(recorder);
+		}
+
+	}
+
+	static class Listeners {
+
+		private final InvocationRecorder recorder;
+
+		Listeners(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.ttl-queue}")
+		@RetryableListener
+		void onTtl(Message message) {
+			Script.run(message, this.recorder);
+		}
+
+		@RabbitListener(queues = "${test.hop-queue}")
+		@RetryableListener(policy = "long")
+		void onHop(Message message) {
+			Script.run(message, this.recorder);
+		}
+
+		@RabbitListener(queues = "${test.fanout-failing}")
+		@RetryableListener(delays = "200ms")
+		void onFanoutFailing(Message message) {
+			tagged("failing:", message);
+		}
+
+		@RabbitListener(queues = "${test.fanout-healthy}")
+		@RetryableListener(delays = "200ms")
+		void onFanoutHealthy(Message message) {
+			this.recorder.record("healthy:" + message.getMessageProperties().getMessageId(),
+					message.getMessageProperties().getRetryCount(), true);
+		}
+
+		@RabbitListener(id = "vanishing-${test.id}", queues = "${test.vanishing-queue}")
+		@RetryableListener
+		void onVanishing(Message message) {
+			Script.run(message, this.recorder);
+		}
+
+		private void tagged(String prefix, Message message) {
+			message.getMessageProperties().setMessageId(prefix + message.getMessageProperties().getMessageId());
+			Script.run(message, this.recorder);
+		}
+
+	}
+
+}

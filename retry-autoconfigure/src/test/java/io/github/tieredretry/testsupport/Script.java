@@ -1,0 +1,38 @@
+package io.github.tieredretry.testsupport;
+
+import java.nio.charset.StandardCharsets;
+
+import org.springframework.amqp.core.Message;
+
+/**
+ * Test listeners follow a script carried in the message body: {@code ok} succeeds, {@code fail:N}
+ * fails the first N invocations, {@code always} always fails, {@code reject} throws
+ * {@link IllegalArgumentException} (configured as not retryable in tests).
+ */
+public final class Script {
+
+	private Script() {
+	}
+
+	/**
+	 * Record the invocation and throw when the script says so.
+	 * @param message the message
+	 * @param recorder where invocations are recorded
+	 */
+	public static void run(Message message, InvocationRecorder recorder) {
+		String id = message.getMessageProperties().getMessageId();
+		String script = new String(message.getBody(), StandardCharsets.UTF_8);
+		int attempt = recorder.count(id) + 1;
+		boolean reject = script.equals("reject");
+		boolean fail = reject || script.equals("always")
+				|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5).trim()));
+		recorder.record(id, message.getMessageProperties().getRetryCount(), !fail);
+		if (reject) {
+			throw new IllegalArgumentException("scripted rejection");
+		}
+		if (fail) {
+			throw new IllegalStateException("scripted failure " + attempt);
+		}
+	}
+
+}
