@@ -1,0 +1,171 @@
+package io.github.tieredretry.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.ParkingLot;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Every message that enters a retryable listener ends processed or parked: a mixed run of 2,000
+ * messages on concurrent consumers, each accounted for.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class NoLossIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String QUEUE = "noloss-" + ID;
+
+	static final String PARKING_LOT = "noloss-parking-" + ID;
+
+	static final int MESSAGES = 2_000;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.queue", () -> QUEUE);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.tiers", () -> "100ms, 300ms");
+		registry.add("retry.defaults.max-retries", () -> "3");
+		registry.add("retry.defaults.delays", () -> "100ms, 300ms");
+		registry.add("retry.defaults.no-retry-on", () -> IllegalArgumentException.class.getName());
+		registry.add("spring.rabbitmq.listener.simple.concurrency", () -> "4");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			List.of(QUEUE, PARKING_LOT).forEach(client::deleteQueue);
+		}
+	}
+
+	@Test
+	void everyMessageOfAMixedRunIsProcessedOrParkedAndNoneIsLost() {
+		Random random = new Random(7);
+		Map<String, String> scripts = new HashMap<>();
+		try (BrokerClient broker = new BrokerClient()) {
+			for (int i = 0; i < MESSAGES; i++) {
+				int dice = random.nextInt(100);
+				String script = (dice < 70) ? "ok" : (dice < 90) ? "fail:" + (1 + random.nextInt(3))
+						: (dice < 97) ? "always" : "reject";
+				String id = "m" + i + "-" + ID;
+				scripts.put(id, script);
+				broker.publish("", QUEUE, new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
+						script.getBytes(StandardCharsets.UTF_8));
+			}
+			ParkingLot parkingLot = new ParkingLot(broker, PARKING_LOT);
+			List<String> expectedParked = scripts.entrySet().stream()
+				.filter((entry) -> entry.getValue().equals("always") || entry.getValue().equals("reject"))
+				.map(Map.Entry::getKey)
+				.toList();
+
+			await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+				.until(() -> accountedFor(scripts.keySet(), parkingLot.all().keySet()) == MESSAGES);
+
+			Set<String> processed = processed(scripts.keySet());
+			Set<String> parked = parkingLot.all().keySet();
+			List<String> missing = new ArrayList<>(scripts.keySet());
+			missing.removeIf((id) -> processed.contains(id) || parked.contains(id));
+			assertThat(missing).as("lost messages").isEmpty();
+			assertThat(parked).containsExactlyInAnyOrderElementsOf(expectedParked);
+			assertThat(processed).doesNotContainAnyElementsOf(parked);
+			parkingLot.all().forEach((id, message) -> assertThat(message.header(RetryHeaders.PARKED_REASON))
+				.isEqualTo(scripts.get(id).equals("always") ? "exhausted" : "not-retryable"));
+			scripts.forEach((id, script) -> {
+				if (script.startsWith("fail:")) {
+					assertThat(this.recorder.of(id).get(this.recorder.count(id) - 1).retryCount())
+						.isEqualTo(Long.parseLong(script.substring(5)));
+				}
+			});
+			assertThat(broker.count(QUEUE)).isZero();
+		}
+	}
+
+	private int accountedFor(Set<String> ids, Set<String> parked) {
+		Set<String> done = new HashSet<>(processed(ids));
+		done.addAll(parked);
+		return done.size();
+	}
+
+	private Set<String> processed(Set<String> ids) {
+		Set<String> processed = new HashSet<>();
+		for (String id : ids) {
+			if (this.recorder.succeeded(id)) {
+				processed.add(id);
+			}
+		}
+		return processed;
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue workQueue() {
+			return new Queue(QUEUE);
+		}
+
+		@Bean
+		Listener listener(InvocationRecorder recorder) {
+			return new Listener(recorder);
+		}
+
+	}
+
+	static class Listener {
+
+		private final InvocationRecorder recorder;
+
+		Listener(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.queue}")
+		@RetryableListener
+		void onMessage(Message message) {
+			Script.run(message, this.recorder);
+		}
+
+	}
+
+}

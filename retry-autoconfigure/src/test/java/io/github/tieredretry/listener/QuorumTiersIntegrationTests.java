@@ -1,0 +1,178 @@
+package io.github.tieredretry.listener;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.ParkingLot;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Quorum tiers and parking lot: at-least-once dead-lettering from the tiers.
+ * <p>
+ * The tier durations are used by no other test: a classic queue of the same name on the shared broker
+ * would conflict.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class QuorumTiersIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String QUEUE = "quorum-work-" + ID;
+
+	static final String PARKING_LOT = "quorum-parking-" + ID;
+
+	static final String TIER = "retry.delay.310ms";
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.queue", () -> QUEUE);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.tiers", () -> "310ms, 730ms");
+		registry.add("retry.defaults.max-retries", () -> "2");
+		registry.add("retry.defaults.delays", () -> "310ms, 730ms");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	BrokerClient broker;
+
+	ParkingLot parkingLot;
+
+	@BeforeEach
+	void openClient() {
+		this.broker = new BrokerClient();
+		this.parkingLot = new ParkingLot(this.broker, PARKING_LOT);
+	}
+
+	@AfterEach
+	void closeClient() {
+		this.broker.close();
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			List.of(QUEUE, PARKING_LOT).forEach(client::deleteQueue);
+		}
+	}
+
+	@Test
+	void tiersAreQuorumQueuesWithAtLeastOnceDeadLetteringAndTheParkingLotIsAQuorumQueue() {
+		Map<String, Object> tier = new java.util.LinkedHashMap<>();
+		tier.put("x-message-ttl", 310);
+		tier.put("x-dead-letter-exchange", "retry.return");
+		tier.put("x-queue-type", "quorum");
+		tier.put("x-dead-letter-strategy", "at-least-once");
+		tier.put("x-overflow", "reject-publish");
+		assertThat(declaresEquivalently(TIER, tier)).isTrue();
+		assertThat(declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "quorum"))).isTrue();
+		assertThat(declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "classic"))).isFalse();
+	}
+
+	@Test
+	void messageIsRetriedThroughQuorumTiersUntilItSucceeds() {
+		String id = Messages.publish(this.broker, "", QUEUE, "fail:2");
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(310));
+		assertThat(this.recorder.gaps(id).get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(730));
+	}
+
+	@Test
+	void exhaustedMessageIsParkedInTheQuorumParkingLot() {
+		String id = Messages.publish(this.broker, "", QUEUE, "always");
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.parkingLot.find(id) != null);
+		assertThat(this.parkingLot.find(id).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(this.parkingLot.find(id).bodyText()).isEqualTo("always");
+		assertThat(this.recorder.count(id)).isEqualTo(3);
+	}
+
+	/**
+	 * Whether the queue exists with exactly these arguments: the broker refuses a redeclaration with
+	 * other arguments (PRECONDITION_FAILED).
+	 */
+	private static boolean declaresEquivalently(String queue, Map<String, Object> arguments) {
+		try (Connection connection = TestBroker.get().newConnection(); Channel channel = connection.createChannel()) {
+			channel.queueDeclare(queue, true, false, false, arguments);
+			return true;
+		}
+		catch (IOException ex) {
+			assertThat(String.valueOf(ex.getCause())).contains("inequivalent arg");
+			return false;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue workQueue() {
+			return new Queue(QUEUE);
+		}
+
+		@Bean
+		Listener listener(InvocationRecorder recorder) {
+			return new Listener(recorder);
+		}
+
+	}
+
+	static class Listener {
+
+		private final InvocationRecorder recorder;
+
+		Listener(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.queue}")
+		@RetryableListener
+		void onMessage(Message message) {
+			Script.run(message, this.recorder);
+		}
+
+	}
+
+}
