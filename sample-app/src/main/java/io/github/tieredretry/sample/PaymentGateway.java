@@ -1,0 +1,65 @@
+package io.github.tieredretry.sample;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.springframework.stereotype.Component;
+
+/**
+ * A flaky payment provider. Whether a charge succeeds depends on the customer, so the demo is
+ * repeatable:
+ * <ul>
+ * <li>{@code flaky-*} customers hit a timeout on their first two attempts, then succeed;</li>
+ * <li>{@code broke-*} customers are declined every time (a transient-looking error that never heals);</li>
+ * <li>{@code fraud-*} customers are rejected as fraudulent, which no retry can fix;</li>
+ * <li>everyone else is charged at once.</li>
+ * </ul>
+ */
+@Component
+public class PaymentGateway {
+
+	private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+	/**
+	 * Charge an order.
+	 * @param order the order
+	 * @return the attempt number that succeeded
+	 * @throws PaymentTimeoutException when the provider does not answer in time (retryable)
+	 * @throws FraudSuspectedException when the provider refuses the customer (not retryable)
+	 */
+	public int charge(Order order) {
+		int attempt = this.attempts.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger()).incrementAndGet();
+		String customer = order.customer();
+		if (customer.startsWith("fraud-")) {
+			throw new FraudSuspectedException("Payment provider flagged customer " + customer + " as fraudulent");
+		}
+		if (customer.startsWith("broke-")) {
+			throw new PaymentTimeoutException("Payment provider timed out charging " + order.amount() + " (attempt "
+					+ attempt + ")");
+		}
+		if (customer.startsWith("flaky-") && attempt <= 2) {
+			throw new PaymentTimeoutException("Payment provider timed out (attempt " + attempt + ")");
+		}
+		return attempt;
+	}
+
+	/** The provider did not answer in time: worth retrying later. */
+	public static class PaymentTimeoutException extends RuntimeException {
+
+		public PaymentTimeoutException(String message) {
+			super(message);
+		}
+
+	}
+
+	/** The provider refused the customer: retrying cannot help. */
+	public static class FraudSuspectedException extends RuntimeException {
+
+		public FraudSuspectedException(String message) {
+			super(message);
+		}
+
+	}
+
+}
