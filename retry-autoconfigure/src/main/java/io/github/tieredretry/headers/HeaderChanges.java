@@ -19,9 +19,12 @@ import io.github.tieredretry.policy.TierLadder;
  */
 public record HeaderChanges(Map<String, Object> set, Set<String> remove) {
 
-	private static final Set<String> PARKING_HEADERS = Set.of(RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
+	// The stack trace of an earlier failure must not outlive it: removed, then set again when this failure has one.
+	private static final Set<String> PARKING_HEADERS = Set.of(RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT,
+			RetryHeaders.STACK_TRACE);
 
-	private static final Set<String> SCHEDULING_HEADERS = Set.of(RetryHeaders.DUE, RetryHeaders.TIER);
+	private static final Set<String> SCHEDULING_HEADERS = Set.of(RetryHeaders.DUE, RetryHeaders.TIER,
+			RetryHeaders.STACK_TRACE);
 
 	public HeaderChanges {
 		set = Map.copyOf(set);

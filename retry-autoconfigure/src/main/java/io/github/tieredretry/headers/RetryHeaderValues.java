@@ -59,7 +59,8 @@ public final class RetryHeaderValues {
 		}
 		if (value instanceof Number number) {
 			double asDouble = number.doubleValue();
-			return (Double.isFinite(asDouble) && asDouble == Math.rint(asDouble)) ? number.longValue() : null;
+			// (long) saturates; number.longValue() of a huge BigInteger/BigDecimal keeps only the low 64 bits.
+			return (Double.isFinite(asDouble) && asDouble == Math.rint(asDouble)) ? (Long) (long) asDouble : null;
 		}
 		if (value != null) {
 			try {

@@ -8,15 +8,15 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.BackOffExecution;
 import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * The retry policy in force for one listener, after merging annotation, named policy and defaults.
  * <p>
- * Exception classification and the delay sequence come from Spring Framework's {@link RetryPolicy}
- * and {@link BackOff} ({@link ExponentialBackOff}, or {@link DelaySequenceBackOff} for explicit delays);
- * this class only never sleeps: it computes when a retry is due.
+ * Exception classification comes from Spring Framework's {@link RetryPolicy}, which also carries the
+ * policy's {@link BackOff} ({@link ExponentialBackOff}, or {@link DelaySequenceBackOff} for explicit delays).
+ * This class never sleeps: it computes when a retry is due, exponential delays in closed form (see
+ * {@link #delayBeforeRetry(long)}).
  */
 public final class EffectiveRetryPolicy {
 
@@ -123,22 +123,13 @@ public final class EffectiveRetryPolicy {
 		if (backOff instanceof DelaySequenceBackOff sequence) {
 			return sequence.delayBefore(retry);
 		}
-		BackOffExecution execution = backOff.start();
-		long delay = this.initialInterval.toMillis();
-		long previous = -1;
-		for (long i = 1; i <= retry; i++) {
-			long next = execution.nextBackOff();
-			if (next == BackOffExecution.STOP) {
-				break;
-			}
-			delay = next;
-			// Exponential delays never shrink: once capped or constant, every later one is the same.
-			if (delay >= this.maxInterval.toMillis() || delay == previous) {
-				break;
-			}
-			previous = delay;
-		}
-		return Duration.ofMillis(delay);
+		// Closed form rather than iterating ExponentialBackOff: that rounds down to whole milliseconds at
+		// every step (so 100ms * 1.005 stays 100ms forever, and delays drift below the formula), and takes
+		// up to max-retries steps. Past max-retries the delay stays that of the last retry, as before.
+		long n = Math.max(1, Math.min(retry, Math.max(this.maxRetries, 1)));
+		double exact = this.initialInterval.toMillis() * Math.pow(this.multiplier, n - 1);
+		long max = this.maxInterval.toMillis();
+		return Duration.ofMillis((exact >= max) ? max : (long) exact);
 	}
 
 	/**

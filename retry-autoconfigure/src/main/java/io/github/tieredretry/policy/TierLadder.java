@@ -16,6 +16,11 @@ public final class TierLadder {
 	/** RabbitMQ's upper limit for {@code x-message-ttl}: 2^32 - 1 milliseconds (about 49 days). */
 	public static final long MAX_TTL_MILLIS = 4_294_967_295L;
 
+	private static final Duration MAX_TTL = Duration.ofMillis(MAX_TTL_MILLIS);
+
+	/** Longer durations cannot be expressed in milliseconds ({@link Duration#toMillis()} overflows). */
+	private static final long MAX_NAMED_SECONDS = Long.MAX_VALUE / 1000;
+
 	private final List<Duration> tiers;
 
 	private TierLadder(List<Duration> tiers) {
@@ -50,11 +55,13 @@ public final class TierLadder {
 			if (tier == null || tier.isNegative() || tier.isZero()) {
 				return "tier '" + tier + "' must be a positive duration";
 			}
-			if (tier.toNanos() % 1_000_000 != 0) {
+			// getNano() and compareTo(), not toNanos() or toMillis(): those overflow for very long durations.
+			if (tier.getNano() % 1_000_000 != 0) {
 				return "tier '" + tier + "' must be a whole number of milliseconds (x-message-ttl is in ms)";
 			}
-			if (tier.toMillis() > MAX_TTL_MILLIS) {
-				return "tier '" + nameOf(tier) + "' is longer than RabbitMQ's maximum message TTL (about 49 days)";
+			if (tier.compareTo(MAX_TTL) > 0) {
+				return "tier '" + ((tier.getSeconds() < MAX_NAMED_SECONDS) ? nameOf(tier) : tier.toString())
+						+ "' is longer than RabbitMQ's maximum message TTL (about 49 days)";
 			}
 			if (previous != null && tier.compareTo(previous) <= 0) {
 				return "tiers must be strictly ascending without duplicates, but '" + nameOf(tier) + "' follows '"

@@ -1,0 +1,108 @@
+package io.github.tieredretry.forwarding;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link ForwardFailurePause}.
+ */
+class ForwardFailurePauseTests {
+
+	@AfterEach
+	void clearInterrupt() {
+		Thread.interrupted();
+	}
+
+	@Test
+	void firstFailurePausesForTheInitialPause() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
+		assertThat(pause.pauseMillis(1)).isEqualTo(500);
+	}
+
+	@Test
+	void pauseDoublesWithEachConsecutiveFailure() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
+		assertThat(pause.pauseMillis(2)).isEqualTo(1000);
+		assertThat(pause.pauseMillis(3)).isEqualTo(2000);
+		assertThat(pause.pauseMillis(4)).isEqualTo(4000);
+		assertThat(pause.pauseMillis(5)).isEqualTo(8000);
+	}
+
+	@Test
+	void pauseIsCappedAtTheMaximum() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
+		assertThat(pause.pauseMillis(6)).isEqualTo(15_000);
+		assertThat(pause.pauseMillis(40)).isEqualTo(15_000);
+		assertThat(pause.pauseMillis(Integer.MAX_VALUE)).isEqualTo(15_000);
+	}
+
+	@Test
+	void pauseNeverShrinksAsFailuresGoOn() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(1), Duration.ofHours(1));
+		long previous = 0;
+		for (int failures = 1; failures <= 200; failures++) {
+			long current = pause.pauseMillis(failures);
+			assertThat(current).as("pause after %d failures", failures).isGreaterThanOrEqualTo(previous);
+			previous = current;
+		}
+		assertThat(previous).isEqualTo(Duration.ofHours(1).toMillis());
+	}
+
+	@Test
+	void hugeInitialPauseDoesNotOverflowIntoAShorterPause() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(1L << 40), Duration.ofMillis(Long.MAX_VALUE));
+		for (int failures = 1; failures <= 64; failures++) {
+			assertThat(pause.pauseMillis(failures)).as("pause after %d failures", failures)
+				.isGreaterThanOrEqualTo(1L << 40);
+		}
+	}
+
+	@Test
+	void maximumShorterThanTheInitialPauseIsRaisedToIt() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofSeconds(2), Duration.ofSeconds(1));
+		assertThat(pause.pauseMillis(1)).isEqualTo(2000);
+		assertThat(pause.pauseMillis(5)).isEqualTo(2000);
+	}
+
+	@Test
+	void zeroInitialPauseNeverPauses() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ZERO, Duration.ofSeconds(15));
+		assertThat(pause.pauseMillis(1)).isZero();
+		assertThat(pause.pauseMillis(30)).isZero();
+	}
+
+	@Test
+	void negativeInitialPauseCountsAsZero() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(-100), Duration.ofSeconds(1));
+		assertThat(pause.pauseMillis(3)).isZero();
+	}
+
+	@Test
+	void failuresAreCountedUntilAForwardSucceeds() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ZERO, Duration.ZERO);
+		assertThat(pause.consecutiveFailures()).isZero();
+		assertThat(pause.pauseAfterFailure()).isZero();
+		assertThat(pause.pauseAfterFailure()).isZero();
+		assertThat(pause.consecutiveFailures()).isEqualTo(2);
+		pause.reset();
+		assertThat(pause.consecutiveFailures()).isZero();
+		pause.reset();
+		assertThat(pause.consecutiveFailures()).isZero();
+	}
+
+	@Test
+	void interruptedConsumerIsNotHeldByThePauseAndStaysInterrupted() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofHours(1), Duration.ofHours(1));
+		Thread.currentThread().interrupt();
+		long started = System.nanoTime();
+		assertThat(pause.pauseAfterFailure()).isEqualTo(Duration.ofHours(1).toMillis());
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+		assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		assertThat(pause.consecutiveFailures()).isEqualTo(1);
+	}
+
+}

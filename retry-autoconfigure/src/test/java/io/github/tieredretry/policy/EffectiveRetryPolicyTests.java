@@ -1,0 +1,300 @@
+package io.github.tieredretry.policy;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Tests for {@link EffectiveRetryPolicy}.
+ */
+class EffectiveRetryPolicyTests {
+
+	private static final Duration FAST = Duration.ofMillis(500);
+
+	@Test
+	void explicitDelaysAreUsedInOrderAndTheLastOneRepeats() {
+		EffectiveRetryPolicy policy = withDelays(6, Duration.ofSeconds(10), Duration.ofSeconds(100),
+				Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(1)).isEqualTo(Duration.ofSeconds(10));
+		assertThat(policy.delayBeforeRetry(2)).isEqualTo(Duration.ofSeconds(100));
+		assertThat(policy.delayBeforeRetry(3)).isEqualTo(Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(4)).isEqualTo(Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(6)).isEqualTo(Duration.ofHours(1));
+	}
+
+	@Test
+	void singleExplicitDelayIsAFixedDelay() {
+		EffectiveRetryPolicy policy = withDelays(3, Duration.ofSeconds(7));
+		assertThat(policy.delayBeforeRetry(1)).isEqualTo(Duration.ofSeconds(7));
+		assertThat(policy.delayBeforeRetry(3)).isEqualTo(Duration.ofSeconds(7));
+	}
+
+	@Test
+	void explicitDelaysOverrideTheExponentialSettings() {
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(3, List.of(Duration.ofSeconds(3)), Duration.ofSeconds(1),
+				10.0, Duration.ofHours(1), 0, null, List.of(), List.of());
+		assertThat(policy.delayBeforeRetry(2)).isEqualTo(Duration.ofSeconds(3));
+	}
+
+	@Test
+	void zeroExplicitDelayIsAllowed() {
+		assertThat(withDelays(1, Duration.ZERO).delayBeforeRetry(1)).isEqualTo(Duration.ZERO);
+	}
+
+	@Test
+	void exponentialDelayGrowsByTheMultiplierUpToTheMaxInterval() {
+		EffectiveRetryPolicy policy = exponential(8, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(10));
+		assertThat(List.of(1L, 2L, 3L, 4L, 5L, 6L, 8L)).map(policy::delayBeforeRetry)
+			.containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(4), Duration.ofSeconds(8),
+					Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(10));
+	}
+
+	@Test
+	void exponentialDelayIsInitialTimesMultiplierToThePowerOfRetryMinusOneCappedByMaxInterval() {
+		assertFollowsFormula(exponential(20, Duration.ofSeconds(1), 1.5, Duration.ofMinutes(10)));
+		assertFollowsFormula(exponential(30, Duration.ofMillis(750), 1.3, Duration.ofHours(1)));
+		assertFollowsFormula(exponential(12, Duration.ofSeconds(2), 3.0, Duration.ofMinutes(30)));
+	}
+
+	@Test
+	void exponentialDelayWithASmallMultiplierStillGrows() {
+		// Rounding each step down to whole milliseconds would keep 100ms * 1.005 at 100ms forever.
+		EffectiveRetryPolicy policy = exponential(500, Duration.ofMillis(100), 1.005, Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(200)).isEqualTo(Duration.ofMillis((long) (100 * Math.pow(1.005, 199))));
+		assertThat(policy.delayBeforeRetry(200)).isGreaterThan(Duration.ofMillis(250));
+	}
+
+	@Test
+	void multiplierOfOneIsAFixedDelay() {
+		EffectiveRetryPolicy policy = exponential(5, Duration.ofSeconds(3), 1.0, Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(1)).isEqualTo(Duration.ofSeconds(3));
+		assertThat(policy.delayBeforeRetry(5)).isEqualTo(Duration.ofSeconds(3));
+	}
+
+	@Test
+	void initialIntervalLongerThanTheMaxIntervalIsCapped() {
+		EffectiveRetryPolicy policy = exponential(3, Duration.ofHours(2), 2.0, Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(1)).isEqualTo(Duration.ofHours(1));
+	}
+
+	@Test
+	void retryNumbersStartAtOne() {
+		EffectiveRetryPolicy policy = exponential(3, Duration.ofSeconds(1), 2.0, Duration.ofHours(1));
+		assertThatIllegalArgumentException().isThrownBy(() -> policy.delayBeforeRetry(0))
+			.withMessageContaining("start at 1");
+	}
+
+	@Test
+	void hugeMaxRetriesWithAFixedExponentialDelayIsComputedInMilliseconds() {
+		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofSeconds(2), 1.0, Duration.ofHours(1));
+		assertThat(assertTimeoutPreemptively(FAST, () -> policy.delayBeforeRetry(1_000_000_000)))
+			.isEqualTo(Duration.ofSeconds(2));
+		assertThat(assertTimeoutPreemptively(FAST, policy::longestDelay)).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void hugeMaxRetriesWithAGrowingExponentialDelayIsComputedInMilliseconds() {
+		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofSeconds(1), 2.0, Duration.ofHours(1));
+		assertThat(assertTimeoutPreemptively(FAST, () -> policy.delayBeforeRetry(1_000_000_000)))
+			.isEqualTo(Duration.ofHours(1));
+		assertThat(assertTimeoutPreemptively(FAST, policy::longestDelay)).isEqualTo(Duration.ofHours(1));
+	}
+
+	@Test
+	void hugeMaxRetriesWithATinyMultiplierAndHugeIntervalsIsComputedInMilliseconds() {
+		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofMillis(1_000_000_000_000L),
+				1.000000000001, Duration.ofMillis(Long.MAX_VALUE));
+		Duration longest = assertTimeoutPreemptively(FAST, policy::longestDelay);
+		assertThat(longest).isGreaterThan(Duration.ofMillis(1_000_000_000_000L));
+	}
+
+	@Test
+	void hugeMaxRetriesWithExplicitDelaysIsComputedInMilliseconds() {
+		EffectiveRetryPolicy policy = withDelays(Integer.MAX_VALUE, Duration.ofSeconds(1), Duration.ofSeconds(9));
+		assertThat(assertTimeoutPreemptively(FAST, () -> policy.delayBeforeRetry(Integer.MAX_VALUE)))
+			.isEqualTo(Duration.ofSeconds(9));
+		assertThat(assertTimeoutPreemptively(FAST, policy::longestDelay)).isEqualTo(Duration.ofSeconds(9));
+	}
+
+	@Test
+	void longestDelayOfExplicitDelaysOnlyCountsDelaysThatMaxRetriesReaches() {
+		List<Duration> delays = List.of(Duration.ofSeconds(10), Duration.ofHours(1), Duration.ofSeconds(5));
+		assertThat(withDelays(1, delays.toArray(Duration[]::new)).longestDelay()).isEqualTo(Duration.ofSeconds(10));
+		assertThat(withDelays(2, delays.toArray(Duration[]::new)).longestDelay()).isEqualTo(Duration.ofHours(1));
+		assertThat(withDelays(9, delays.toArray(Duration[]::new)).longestDelay()).isEqualTo(Duration.ofHours(1));
+	}
+
+	@Test
+	void longestExponentialDelayIsTheDelayBeforeTheLastRetry() {
+		assertThat(exponential(3, Duration.ofSeconds(1), 2.0, Duration.ofHours(1)).longestDelay())
+			.isEqualTo(Duration.ofSeconds(4));
+		assertThat(exponential(30, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)).longestDelay())
+			.isEqualTo(Duration.ofMinutes(1));
+	}
+
+	@Test
+	void longestDelayIsZeroWhenNoRetryIsAllowed() {
+		assertThat(withDelays(0, Duration.ofHours(1)).longestDelay()).isZero();
+		assertThat(exponential(0, Duration.ofSeconds(1), 2.0, Duration.ofHours(1)).longestDelay()).isZero();
+	}
+
+	@Test
+	void everyExceptionIsRetryableWhenNeitherRetryOnNorNoRetryOnIsSet() {
+		EffectiveRetryPolicy policy = classifying(List.of(), List.of());
+		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.isRetryable(new StackOverflowError())).isTrue();
+	}
+
+	@Test
+	void retryOnRetriesOnlyMatchingExceptionsAndTheirSubclasses() {
+		EffectiveRetryPolicy policy = classifying(List.of(IOException.class), List.of());
+		assertThat(policy.isRetryable(new IOException())).isTrue();
+		assertThat(policy.isRetryable(new FileNotFoundException())).isTrue();
+		assertThat(policy.isRetryable(new IllegalStateException())).isFalse();
+	}
+
+	@Test
+	void retryOnMatchesThroughTheCauseChain() {
+		EffectiveRetryPolicy policy = classifying(List.of(IOException.class), List.of());
+		assertThat(policy.isRetryable(new IllegalStateException(new UncheckedIOException(new IOException()))))
+			.isTrue();
+		assertThat(policy.isRetryable(new IllegalStateException(new IllegalArgumentException()))).isFalse();
+	}
+
+	@Test
+	void noRetryOnStopsMatchingExceptionsAndTheirSubclasses() {
+		EffectiveRetryPolicy policy = classifying(List.of(), List.of(IllegalArgumentException.class));
+		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
+		assertThat(policy.isRetryable(new NumberFormatException())).isFalse();
+		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+	}
+
+	@Test
+	void noRetryOnMatchesThroughTheCauseChain() {
+		EffectiveRetryPolicy policy = classifying(List.of(), List.of(IllegalArgumentException.class));
+		assertThat(policy.isRetryable(new RuntimeException(new IllegalStateException(new NumberFormatException()))))
+			.isFalse();
+	}
+
+	@Test
+	void noRetryOnWinsOverRetryOn() {
+		EffectiveRetryPolicy policy = classifying(List.of(RuntimeException.class),
+				List.of(IllegalArgumentException.class));
+		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
+		// The outer exception is retryable, a cause is not: not retried.
+		assertThat(policy.isRetryable(new IllegalStateException(new IllegalArgumentException()))).isFalse();
+		assertThat(policy.isRetryable(new IOException())).isFalse();
+	}
+
+	@Test
+	void negativeMaxRetriesIsRejectedNamingTheField() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new EffectiveRetryPolicy(-1, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1),
+					0, null, List.of(), List.of()))
+			.withMessage("max-retries must be zero or more but was -1");
+	}
+
+	@Test
+	void negativeImmediateRetriesIsRejectedNamingTheField() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new EffectiveRetryPolicy(1, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1),
+					-2, null, List.of(), List.of()))
+			.withMessage("immediate-retries must be zero or more but was -2");
+	}
+
+	@Test
+	void multiplierBelowOneIsRejectedNamingTheField() {
+		assertThatIllegalArgumentException().isThrownBy(() -> exponential(1, Duration.ofSeconds(1), 0.5,
+				Duration.ofHours(1)))
+			.withMessage("multiplier must be at least 1.0 but was 0.5");
+		assertThatIllegalArgumentException().isThrownBy(() -> exponential(1, Duration.ofSeconds(1), Double.NaN,
+				Duration.ofHours(1)))
+			.withMessageStartingWith("multiplier");
+	}
+
+	@Test
+	void nonPositiveIntervalsAreRejectedNamingTheField() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> exponential(1, Duration.ZERO, 2.0, Duration.ofHours(1)))
+			.withMessage("initial-interval must be positive but was PT0S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> exponential(1, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(-1)))
+			.withMessage("max-interval must be positive but was PT-1S");
+	}
+
+	@Test
+	void nonPositiveTimeoutIsRejectedNamingTheField() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new EffectiveRetryPolicy(1, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1),
+					0, Duration.ZERO, List.of(), List.of()))
+			.withMessage("timeout must be positive but was PT0S");
+	}
+
+	@Test
+	void negativeDelayIsRejectedNamingTheField() {
+		assertThatIllegalArgumentException().isThrownBy(() -> withDelays(1, Duration.ofSeconds(1),
+				Duration.ofSeconds(-5)))
+			.withMessage("delays must not be negative but contained PT-5S");
+	}
+
+	@Test
+	void policyKeepsItsOwnCopiesOfTheLists() {
+		List<Duration> delays = new ArrayList<>(List.of(Duration.ofSeconds(1)));
+		List<Class<? extends Throwable>> retryOn = new ArrayList<>(List.of(IOException.class));
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(1, delays, Duration.ofSeconds(1), 2.0,
+				Duration.ofHours(1), 0, null, retryOn, List.of());
+		delays.add(Duration.ofHours(1));
+		retryOn.add(IllegalStateException.class);
+		assertThat(policy.delays()).containsExactly(Duration.ofSeconds(1));
+		assertThat(policy.retryOn()).containsExactly(IOException.class);
+		assertThat(policy.isRetryable(new IllegalStateException())).isFalse();
+	}
+
+	@Test
+	void toStringDescribesTheSettings() {
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(4, List.of(Duration.ofSeconds(10), Duration.ofMinutes(2)),
+				Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 1, Duration.ofHours(2), List.of(IOException.class),
+				List.of(IllegalArgumentException.class));
+		assertThat(policy).hasToString("EffectiveRetryPolicy[max-retries=4, delays=[10s, 2m], immediate-retries=1, "
+				+ "timeout=PT2H, retry-on=[java.io.IOException], no-retry-on=[java.lang.IllegalArgumentException]]");
+		assertThat(exponential(2, Duration.ofSeconds(1), 2.0, Duration.ofHours(1)).toString())
+			.contains("initial-interval=PT1S, multiplier=2.0, max-interval=PT1H");
+	}
+
+	private static void assertFollowsFormula(EffectiveRetryPolicy policy) {
+		for (long retry = 1; retry <= policy.maxRetries(); retry++) {
+			double exact = policy.initialInterval().toMillis() * Math.pow(policy.multiplier(), retry - 1);
+			long expected = (long) Math.min(exact, policy.maxInterval().toMillis());
+			assertThat(policy.delayBeforeRetry(retry)).as("delay before retry %d of %s", retry, policy)
+				.isEqualTo(Duration.ofMillis(expected));
+		}
+	}
+
+	private static EffectiveRetryPolicy withDelays(int maxRetries, Duration... delays) {
+		return new EffectiveRetryPolicy(maxRetries, List.of(delays), Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
+				null, List.of(), List.of());
+	}
+
+	private static EffectiveRetryPolicy exponential(int maxRetries, Duration initial, double multiplier,
+			Duration max) {
+		return new EffectiveRetryPolicy(maxRetries, List.of(), initial, multiplier, max, 0, null, List.of(), List.of());
+	}
+
+	private static EffectiveRetryPolicy classifying(List<Class<? extends Throwable>> retryOn,
+			List<Class<? extends Throwable>> noRetryOn) {
+		return new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null,
+				retryOn, noRetryOn);
+	}
+
+}

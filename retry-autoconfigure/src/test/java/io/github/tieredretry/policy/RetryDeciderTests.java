@@ -1,0 +1,261 @@
+package io.github.tieredretry.policy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+
+import org.assertj.core.groups.Tuple;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RetryDecider}.
+ */
+class RetryDeciderTests {
+
+	private static final Instant NOW = Instant.parse("2025-06-01T12:00:00Z");
+
+	private static final TierLadder TIERS = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+			Duration.ofSeconds(30), Duration.ofMinutes(2)));
+
+	@Test
+	void firstFailureSchedulesTheFirstRetryAfterTheFirstDelay() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s", "5s", "20s"));
+		FailureDecision decision = decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW);
+		assertThat(decision).isEqualTo(new FailureDecision.Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1),
+				NOW.plusSeconds(1), NOW));
+	}
+
+	@Test
+	void laterFailuresScheduleTheNextRetryNumberAndKeepTheFirstFailure() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s", "5s", "20s"));
+		Instant firstFailure = NOW.minusSeconds(8);
+		assertThat(decider.afterFailure(new RetryState(1, firstFailure, NOW.minusSeconds(1)), true, NOW))
+			.isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(5), Duration.ofSeconds(5), NOW.plusSeconds(5),
+					firstFailure));
+		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW.minusSeconds(1)), true, NOW))
+			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(20), Duration.ofSeconds(30),
+					NOW.plusSeconds(20), firstFailure));
+	}
+
+	@Test
+	void dueTimeIsNowPlusTheDelayNotNowPlusTheTier() {
+		RetryDecider decider = decider(TIERS, delays(1, "3s"));
+		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
+				NOW);
+		assertThat(retry.tier()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(retry.due()).isEqualTo(NOW.plusSeconds(3));
+	}
+
+	@Test
+	void messageIsParkedAsExhaustedAfterMaxRetries() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s"));
+		Instant firstFailure = NOW.minusSeconds(30);
+		assertThat(decider.afterFailure(new RetryState(3, firstFailure, NOW), true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, firstFailure));
+	}
+
+	@Test
+	void retryCountBeyondMaxRetriesParksAsExhausted() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s"));
+		assertThat(decider.afterFailure(new RetryState(Long.MAX_VALUE, null, null), true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW));
+	}
+
+	@Test
+	void zeroMaxRetriesParksOnTheFirstFailure() {
+		RetryDecider decider = decider(TIERS, delays(0, "1s"));
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW));
+	}
+
+	@Test
+	void notRetryableFailureIsParkedAtOnceWhateverRetriesAreLeft() {
+		RetryDecider decider = decider(TIERS, delays(5, "1s"));
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, false, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, NOW));
+		Instant firstFailure = NOW.minusSeconds(3);
+		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW), false, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, firstFailure));
+	}
+
+	@Test
+	void retryThatWouldFallDueAfterTheTimeoutParksTheMessageAsTimedOut() {
+		RetryDecider decider = decider(TIERS, withTimeout(10, Duration.ofSeconds(30), "10s"));
+		Instant firstFailure = NOW.minusSeconds(25);
+		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW), true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure));
+	}
+
+	@Test
+	void retryFallingDueBeforeOrExactlyAtTheTimeoutIsScheduled() {
+		RetryDecider decider = decider(TIERS, withTimeout(10, Duration.ofSeconds(30), "10s"));
+		Instant firstFailure = NOW.minusSeconds(20);
+		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW), true, NOW))
+			.isInstanceOf(FailureDecision.Retry.class);
+		assertThat(decider.afterFailure(new RetryState(1, NOW.minusSeconds(15), NOW), true, NOW))
+			.isInstanceOf(FailureDecision.Retry.class);
+	}
+
+	@Test
+	void timeoutShorterThanTheFirstDelayParksOnTheFirstFailure() {
+		RetryDecider decider = decider(TIERS, withTimeout(3, Duration.ofSeconds(5), "10s"));
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, NOW));
+	}
+
+	@Test
+	void exhaustedWinsOverTimeoutWhenBothApply() {
+		RetryDecider decider = decider(TIERS, withTimeout(2, Duration.ofSeconds(5), "10s"));
+		assertThat(decider.afterFailure(new RetryState(2, NOW.minusSeconds(60), NOW), true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW.minusSeconds(60)));
+	}
+
+	@Test
+	void firstFailureInTheFutureCountsFromNow() {
+		RetryDecider decider = decider(TIERS, withTimeout(5, Duration.ofSeconds(30), "10s"));
+		FailureDecision decision = decider.afterFailure(new RetryState(1, NOW.plus(Duration.ofDays(365)), null), true,
+				NOW);
+		assertThat(decision).isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(10), Duration.ofSeconds(30),
+				NOW.plusSeconds(10), NOW));
+	}
+
+	@Test
+	void missingFirstFailureOnARetryCountsFromNow() {
+		RetryDecider decider = decider(TIERS, delays(5, "10s"));
+		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(new RetryState(2, null, null), true,
+				NOW);
+		assertThat(retry.retryNumber()).isEqualTo(3);
+		assertThat(retry.firstFailure()).isEqualTo(NOW);
+	}
+
+	@Test
+	void exponentialDelaysSelectTheirTiers() {
+		RetryDecider decider = decider(TIERS, exponential(6, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)));
+		assertThat(List.of(0L, 1L, 2L, 3L, 4L, 5L)).map((retries) -> (FailureDecision.Retry) decider
+			.afterFailure(new RetryState(retries, NOW, null), true, NOW))
+			.extracting(FailureDecision.Retry::delay, FailureDecision.Retry::tier)
+			.containsExactly(tuple(1, 1), tuple(2, 5), tuple(4, 5), tuple(8, 30), tuple(16, 30), tuple(32, 120));
+	}
+
+	@Test
+	void delayLongerThanTheLargestTierGoesThroughTheLargestTier() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		RetryDecider decider = decider(tiers, delays(3, "12s"));
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW)).isEqualTo(new FailureDecision.Retry(1,
+				Duration.ofSeconds(12), Duration.ofSeconds(5), NOW.plusSeconds(12), NOW));
+	}
+
+	@Test
+	void earlyArrivalHopsThroughTheLargestTierWhileMoreThanItRemains() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		RetryDecider decider = decider(tiers, delays(3, "12s"));
+		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(5))).isEqualTo(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void earlyArrivalWithLessThanTheLargestTierRemainingWaitsInTheSmallestTierThatCoversIt() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		RetryDecider decider = decider(tiers, delays(3, "12s"));
+		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_500))).isEqualTo(Duration.ofSeconds(1));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_999))).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void arrivalAtOrAfterTheDueTimeInvokesTheListener() {
+		RetryDecider decider = decider(TIERS, delays(3, "12s"));
+		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(12))).isNull();
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(13))).isNull();
+		assertThat(decider.tierForEarlyArrival(state, NOW.plus(Duration.ofDays(400)))).isNull();
+	}
+
+	@Test
+	void messageWithoutDueTimeInvokesTheListener() {
+		RetryDecider decider = decider(TIERS, delays(3, "12s"));
+		assertThat(decider.tierForEarlyArrival(RetryState.FIRST_DELIVERY, NOW)).isNull();
+		assertThat(decider.tierForEarlyArrival(new RetryState(2, NOW, null), NOW)).isNull();
+	}
+
+	@Test
+	void dueTimeFurtherAheadThanThePolicysLongestDelayIsIgnored() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s", "12s"));
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusMillis(12_001)), NOW)).isNull();
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plus(Duration.ofDays(3650))), NOW))
+			.isNull();
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(12)), NOW))
+			.isEqualTo(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void anyDueTimeAheadIsIgnoredWhenThePolicyAllowsNoRetries() {
+		RetryDecider decider = decider(TIERS, delays(0, "10s"));
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(1)), NOW)).isNull();
+	}
+
+	@Test
+	void hopsNeverDeliverBeforeTheDueTimeAndAreLateByLessThanTheLargestTier() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		for (long delayMillis = 0; delayMillis <= 60_000; delayMillis += 700) {
+			RetryDecider decider = decider(tiers,
+					new EffectiveRetryPolicy(1, List.of(Duration.ofMillis(delayMillis)), Duration.ofSeconds(1), 2.0,
+							Duration.ofHours(1), 0, null, List.of(), List.of()));
+			FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
+					NOW);
+			RetryState state = new RetryState(1, retry.firstFailure(), retry.due());
+			// The message leaves its first tier when the tier's TTL expires, then hops until it is due.
+			Instant arrival = NOW.plus(retry.tier());
+			int hops = 0;
+			Duration hop = decider.tierForEarlyArrival(state, arrival);
+			while (hop != null) {
+				assertThat(hops++).as("hops for a delay of %d ms", delayMillis).isLessThan(100);
+				arrival = arrival.plus(hop);
+				hop = decider.tierForEarlyArrival(state, arrival);
+			}
+			assertThat(arrival).as("delivery for a delay of %d ms", delayMillis).isAfterOrEqualTo(retry.due());
+			assertThat(Duration.between(retry.due(), arrival)).isLessThan(tiers.largest());
+		}
+	}
+
+	@Test
+	void twelveSecondDelayWithFiveSecondLargestTierTakesThreePassesThroughIt() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		RetryDecider decider = decider(tiers, delays(1, "12s"));
+		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
+		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; back at 10s (2s left) -> 5s; back at 15s -> listener.
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(5))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(15))).isNull();
+	}
+
+	private static Tuple tuple(long delaySeconds, long tierSeconds) {
+		return Tuple.tuple(Duration.ofSeconds(delaySeconds), Duration.ofSeconds(tierSeconds));
+	}
+
+	private static RetryDecider decider(TierLadder tiers, EffectiveRetryPolicy policy) {
+		return new RetryDecider(tiers, policy);
+	}
+
+	private static EffectiveRetryPolicy delays(int maxRetries, String... delays) {
+		return withTimeout(maxRetries, null, delays);
+	}
+
+	private static EffectiveRetryPolicy withTimeout(int maxRetries, Duration timeout, String... delays) {
+		List<Duration> durations = Arrays.stream(delays)
+			.map((delay) -> Duration.parse("PT" + delay.toUpperCase()))
+			.toList();
+		return new EffectiveRetryPolicy(maxRetries, durations, Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
+				timeout, List.of(), List.of());
+	}
+
+	private static EffectiveRetryPolicy exponential(int maxRetries, Duration initial, double multiplier,
+			Duration max) {
+		return new EffectiveRetryPolicy(maxRetries, List.of(), initial, multiplier, max, 0, null, List.of(), List.of());
+	}
+
+}
