@@ -31,7 +31,9 @@ final class PublisherConnectionFactories {
 			throw new IllegalStateException("Tiered retries need a connection factory of their own to forward "
 					+ "failed messages, and cannot derive it from " + applicationFactory.getClass().getName()
 					+ ". Define a CachingConnectionFactory bean named '"
-					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY + "' connected to the same broker.");
+					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY + "' with publisher confirm type SIMPLE, "
+					+ "connected to the same broker, declared with @Bean(defaultCandidate = false) so that it does not "
+					+ "replace the application's own connection factory.");
 		}
 		// Same underlying client factory: host, port, virtual host, credentials, TLS and customizations.
 		CachingConnectionFactory publisher = new CachingConnectionFactory(application.getRabbitConnectionFactory());
@@ -42,7 +44,8 @@ final class PublisherConnectionFactories {
 		else {
 			logger.info("Forwarding failed messages through " + application.getHost() + ":" + application.getPort()
 					+ " (the application's own connection factory); define a bean named '"
-					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY + "' to choose otherwise");
+					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY
+					+ "' (with @Bean(defaultCandidate = false)) to choose otherwise");
 		}
 		publisher.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
 		publisher.setPublisherReturns(false);

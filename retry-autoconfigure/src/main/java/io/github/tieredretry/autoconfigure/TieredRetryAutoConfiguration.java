@@ -115,7 +115,7 @@ public final class TieredRetryAutoConfiguration {
 			RetryableListenerRegistry registry) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder,
-				new ForwardFailurePause(publish.getFailureInitialPause(), publish.getFailureMaxPause()),
+				() -> new ForwardFailurePause(publish.getFailureInitialPause(), publish.getFailureMaxPause()),
 				RetrySettings.headers(properties), events, registry, Clock.systemUTC());
 	}
 

@@ -60,7 +60,8 @@ public final class ConfirmedPublisher {
 				returnedBody) -> returned.set(replyCode + " " + replyText);
 		try {
 			channel.addReturnListener(returnListener);
-			channel.basicPublish(exchange, routingKey, true, properties, body);
+			channel.basicPublish(exchange, routingKey, true,
+					ForwardedProperties.withPublishableUserId(properties, this.connectionFactory.getUsername()), body);
 			// OrDie: a nack or a timeout closes the channel, so a late confirm can never be
 			// mistaken for the confirm of the next publish on a cached channel.
 			channel.waitForConfirmsOrDie(this.confirmTimeoutMillis);

@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Slows consumers down while forwards keep failing (broker trouble, missing topology), so that a
+ * Slows a listener's consumers down while its forwards keep failing (broker trouble, missing topology), so that a
  * message that goes back to its queue is not redelivered and failed again in a hot loop. The pause
  * doubles with each consecutive failure up to a maximum and resets after the next successful forward.
  * <p>
@@ -32,8 +32,10 @@ public final class ForwardFailurePause {
 	 */
 	long pauseMillis(int failures) {
 		int doublings = Math.min(Math.max(failures - 1, 0), 30);
-		long pause = this.initialMillis << doublings;
-		return (pause < 0 || pause > this.maxMillis) ? this.maxMillis : pause;
+		// Shifting by fewer places than the leading zeros can neither overflow nor wrap to zero.
+		long pause = (doublings < Long.numberOfLeadingZeros(this.initialMillis)) ? this.initialMillis << doublings
+				: Long.MAX_VALUE;
+		return Math.min(pause, this.maxMillis);
 	}
 
 	/**

@@ -38,4 +38,26 @@ public final class ForwardedProperties {
 		return received.builder().headers(changes.applyTo(headers)).expiration(null).deliveryMode(PERSISTENT).build();
 	}
 
+	/**
+	 * Make properties publishable by the given user. RabbitMQ validates {@code user-id} against the
+	 * publishing connection's user and closes the channel on a mismatch, so a message published by
+	 * another user could never be forwarded: its {@code user-id} moves to header
+	 * {@code retry-original-user-id} instead.
+	 * @param properties the properties to publish
+	 * @param publisherUser the user the publishing connection authenticates as
+	 * @return the same properties, or a copy without {@code user-id}
+	 */
+	public static AMQP.BasicProperties withPublishableUserId(AMQP.BasicProperties properties, String publisherUser) {
+		String userId = properties.getUserId();
+		if (userId == null || userId.equals(publisherUser)) {
+			return properties;
+		}
+		Map<String, Object> headers = new LinkedHashMap<>();
+		if (properties.getHeaders() != null) {
+			headers.putAll(properties.getHeaders());
+		}
+		headers.putIfAbsent(RetryHeaders.ORIGINAL_USER_ID, userId);
+		return properties.builder().userId(null).headers(headers).build();
+	}
+
 }

@@ -36,6 +36,13 @@ public final class RetryHeaders {
 	/** The message's own {@code expiration}, removed on forwarding so that the tier's TTL rules. */
 	public static final String ORIGINAL_EXPIRATION = "retry-original-expiration";
 
+	/**
+	 * The message's own {@code user-id}, when it is not the user the starter publishes as: RabbitMQ
+	 * refuses a publish whose {@code user-id} differs from the connection's user, so it cannot be kept as
+	 * a property.
+	 */
+	public static final String ORIGINAL_USER_ID = "retry-original-user-id";
+
 	/** Why the message was parked: {@code exhausted}, {@code not-retryable}, {@code timeout} or {@code unroutable}. */
 	public static final String PARKED_REASON = "retry-parked-reason";
 

@@ -2,7 +2,6 @@ package io.github.tieredretry.listener;
 
 import java.time.Clock;
 
-import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import org.apache.commons.logging.Log;
@@ -16,12 +15,11 @@ import org.springframework.context.ApplicationEventPublisher;
  * @param capture the delivery capture installed on every retryable container
  * @param clock the clock
  * @param forwarder forwards to tiers and the parking lot
- * @param pause slows consumers down while forwards fail
  * @param headerSettings how failures are described in headers
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
  */
-record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, ForwardFailurePause pause,
+record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder,
 		FailureHeaderSettings headerSettings, String parkingLot, ApplicationEventPublisher events) {
 
 	private static final Log logger = LogFactory.getLog(ListenerRuntime.class);

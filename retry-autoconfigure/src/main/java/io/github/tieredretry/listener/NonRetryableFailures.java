@@ -17,6 +17,22 @@ final class NonRetryableFailures {
 	}
 
 	/**
+	 * Whether the cause chain loops back on itself. Spring's exception type filter walks causes without
+	 * cycle detection, so such a failure must not reach a {@code retry-on}/{@code no-retry-on} check.
+	 * @param failure the failure
+	 * @return whether a cause repeats
+	 */
+	static boolean hasCyclicCauseChain(Throwable failure) {
+		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			if (seen.put(current, true) != null) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Whether the failure, or any of its causes, is a payload failure.
 	 * @param failure the failure
 	 * @return whether retrying is pointless

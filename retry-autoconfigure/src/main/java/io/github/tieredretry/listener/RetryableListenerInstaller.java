@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.forwarding.ForwardFailurePause;
@@ -58,24 +59,27 @@ public final class RetryableListenerInstaller {
 
 	private final RetryableListenerRegistry registry;
 
+	private final Supplier<ForwardFailurePause> pauses;
+
 	/**
 	 * Create the installer.
 	 * @param policies resolves listener policies
 	 * @param topology the retry topology (work queues are registered on it)
 	 * @param forwarder forwards to tiers and the parking lot
-	 * @param pause slows consumers down while forwards fail
+	 * @param pauses creates, for each listener, what slows its consumers down while its forwards fail
 	 * @param headerSettings how failures are described in headers
 	 * @param events where retry events are published
 	 * @param registry records the listeners retries were applied to
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
-			ForwardFailurePause pause, FailureHeaderSettings headerSettings, ApplicationEventPublisher events,
+			Supplier<ForwardFailurePause> pauses, FailureHeaderSettings headerSettings, ApplicationEventPublisher events,
 			RetryableListenerRegistry registry, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
-		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, pause, headerSettings,
+		this.pauses = pauses;
+		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, headerSettings,
 				topology.parkingLot(), events);
 		this.registry = registry;
 	}
@@ -109,7 +113,7 @@ public final class RetryableListenerInstaller {
 					"This is unexpected for a @RabbitListener; please report it.");
 		}
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
-				new RetryDecider(this.tiers, policy), this.runtime));
+				new RetryDecider(this.tiers, policy), this.runtime, this.pauses.get()));
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());

@@ -58,12 +58,15 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final ListenerRuntime runtime;
 
+	private final ForwardFailurePause pause;
+
 	RetryingMessageListener(MessageListener delegate, String listenerName, RetryDecider decider,
-			ListenerRuntime runtime) {
+			ListenerRuntime runtime, ForwardFailurePause pause) {
 		this.delegate = delegate;
 		this.listenerName = listenerName;
 		this.decider = decider;
 		this.runtime = runtime;
+		this.pause = pause;
 	}
 
 	@Override
@@ -135,7 +138,16 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 	}
 
 	private boolean isRetryable(Throwable failure) {
-		return !NonRetryableFailures.isPayloadFailure(failure) && this.decider.policy().isRetryable(unwrap(failure));
+		if (NonRetryableFailures.isPayloadFailure(failure)) {
+			return false;
+		}
+		if (NonRetryableFailures.hasCyclicCauseChain(failure)) {
+			// Classifying it would never return; retrying an exception this broken is unlikely to help.
+			logger.warn("Listener " + this.listenerName + " threw an exception whose cause chain is cyclic; "
+					+ "treating it as not retryable");
+			return false;
+		}
+		return this.decider.policy().isRetryable(unwrap(failure));
 	}
 
 	private void handleFailure(Message message, DeliveryCapture.@Nullable Received received, String queue,
@@ -180,12 +192,12 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			RetryState state, String exception, Runnable publish, String target) {
 		try {
 			publish.run();
-			this.runtime.pause().reset();
+			this.pause.reset();
 		}
 		catch (ForwardFailedException ex) {
 			this.runtime.publish(new ForwardFailedEvent(queue, state.retries(), target, exception, ex.getMessage(),
 					message.getMessageProperties().getMessageId()));
-			ForwardFailurePause pause = this.runtime.pause();
+			ForwardFailurePause pause = this.pause;
 			long pausedFor = pause.pauseAfterFailure();
 			logger.error("Could not forward message " + describe(message) + " from '" + queue + "' to '" + target
 					+ "' (" + ex.getMessage() + "); it goes back to '" + queue + "' after a pause of " + pausedFor

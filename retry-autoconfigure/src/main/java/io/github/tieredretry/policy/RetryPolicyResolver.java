@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Merges retry settings: annotation attribute, then the named policy, then the defaults, then the
- * built-in values. The first layer that sets a field wins.
+ * built-in values. The first layer that sets a field wins; the choice between explicit delays and
+ * exponential back-off is made by the first layer that sets any back-off field.
  */
 public final class RetryPolicyResolver {
 
@@ -25,11 +26,29 @@ public final class RetryPolicyResolver {
 		PolicyLayer[] all = new PolicyLayer[layers.length + 1];
 		System.arraycopy(layers, 0, all, 0, layers.length);
 		all[layers.length] = PolicyLayer.BUILT_IN;
-		return new EffectiveRetryPolicy(first(all, PolicyLayer::maxRetries), firstList(all, PolicyLayer::delays),
+		return new EffectiveRetryPolicy(first(all, PolicyLayer::maxRetries), delays(all),
 				first(all, PolicyLayer::initialInterval), first(all, PolicyLayer::multiplier),
 				first(all, PolicyLayer::maxInterval), first(all, PolicyLayer::immediateRetries),
 				firstOrNull(all, PolicyLayer::timeout), firstList(all, PolicyLayer::retryOn),
 				firstList(all, PolicyLayer::noRetryOn));
+	}
+
+	/**
+	 * Explicit delays and the exponential back-off are one choice, made by the highest layer that sets
+	 * any back-off field: a named policy that sets {@code initial-interval} gets exponential back-off even
+	 * when {@code retry.defaults} has delays (field by field, the inherited delays would silently win).
+	 */
+	private static List<Duration> delays(PolicyLayer[] layers) {
+		for (PolicyLayer layer : layers) {
+			List<Duration> delays = layer.delays();
+			if (delays != null && !delays.isEmpty()) {
+				return delays;
+			}
+			if (layer.initialInterval() != null || layer.multiplier() != null || layer.maxInterval() != null) {
+				return List.of();
+			}
+		}
+		return List.of();
 	}
 
 	private static <T> T first(PolicyLayer[] layers, Function<PolicyLayer, @Nullable T> field) {

@@ -2,6 +2,7 @@ package io.github.tieredretry.topology;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
@@ -23,6 +24,11 @@ public final class RetryDeclarables extends Declarables {
 	@Override
 	public Collection<Declarable> getDeclarables() {
 		return List.copyOf(this.topology.declarables());
+	}
+
+	@Override
+	public <T extends Declarable> List<T> getDeclarablesByType(Class<? extends T> type) {
+		return this.topology.declarables().stream().filter(type::isInstance).map(type::cast).collect(Collectors.toList());
 	}
 
 }
