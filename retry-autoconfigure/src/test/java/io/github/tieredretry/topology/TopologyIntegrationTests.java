@@ -1,0 +1,155 @@
+package io.github.tieredretry.topology;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The broker objects the starter declares: a handful shared by every listener, and declared again
+ * when a connection is re-established.
+ * <p>
+ * The tier durations are used by no other test class, so that deleting one cannot disturb them.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class TopologyIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final List<String> QUEUES = List.of("topology-a-" + ID, "topology-b-" + ID, "topology-c-" + ID);
+
+	static final String PARKING_LOT = "topology-parking-" + ID;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		for (int i = 0; i < QUEUES.size(); i++) {
+			int index = i;
+			registry.add("test.queue-" + i, () -> QUEUES.get(index));
+		}
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.tiers", () -> "1170ms, 2270ms");
+	}
+
+	@Autowired
+	RetryTopology topology;
+
+	@Autowired
+	CachingConnectionFactory connectionFactory;
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			QUEUES.forEach(client::deleteQueue);
+			client.deleteQueue(PARKING_LOT);
+		}
+	}
+
+	@Test
+	void threeListenersShareTwoTierQueuesOneParkingLotAndThreeExchanges() {
+		assertThat(this.topology.tierQueueNames()).containsExactly("retry.delay.1170ms", "retry.delay.2270ms");
+		assertThat(this.topology.exchanges()).extracting("name")
+			.containsExactlyInAnyOrder("retry.delay", "retry.return", "retry.unroutable");
+		assertThat(this.topology.queues()).hasSize(3);
+		assertThat(this.topology.workQueues()).containsExactlyInAnyOrderElementsOf(QUEUES);
+		Map<String, Object> tierArguments = Map.of("x-message-ttl", 1170, "x-dead-letter-exchange", "retry.return");
+		assertThat(declaresEquivalently("retry.delay.1170ms", tierArguments)).isTrue();
+		assertThat(declaresEquivalently(PARKING_LOT, Map.of())).isTrue();
+	}
+
+	@Test
+	void deletedTierQueueIsDeclaredAgainWhenTheConnectionIsReestablished() {
+		try (BrokerClient client = new BrokerClient()) {
+			client.deleteQueue("retry.delay.2270ms");
+			assertThat(client.queueExists("retry.delay.2270ms")).isFalse();
+			this.connectionFactory.resetConnection();
+			// Any use of the connection factory reconnects; the admin then declares the Declarables.
+			this.connectionFactory.createConnection().close();
+			await().atMost(Duration.ofSeconds(10)).until(() -> client.queueExists("retry.delay.2270ms"));
+		}
+	}
+
+	private static boolean declaresEquivalently(String queue, Map<String, Object> arguments) {
+		try (Connection connection = TestBroker.get().newConnection(); Channel channel = connection.createChannel()) {
+			channel.queueDeclare(queue, true, false, false, arguments);
+			return true;
+		}
+		catch (IOException ex) {
+			return false;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		Queue queueA() {
+			return new Queue(QUEUES.get(0));
+		}
+
+		@Bean
+		Queue queueB() {
+			return new Queue(QUEUES.get(1));
+		}
+
+		@Bean
+		Queue queueC() {
+			return new Queue(QUEUES.get(2));
+		}
+
+		@Bean
+		Listeners listeners() {
+			return new Listeners();
+		}
+
+	}
+
+	static class Listeners {
+
+		@RabbitListener(queues = "${test.queue-0}")
+		@RetryableListener
+		void onA(Message message) {
+		}
+
+		@RabbitListener(queues = "${test.queue-1}")
+		@RetryableListener
+		void onB(Message message) {
+		}
+
+		@RabbitListener(queues = "${test.queue-2}")
+		@RetryableListener(maxRetries = 1)
+		void onC(Message message) {
+		}
+
+	}
+
+}
