@@ -1,0 +1,31 @@
+package io.github.tieredretry.autoconfigure;
+
+import io.github.tieredretry.actuate.RetryHealthIndicator;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.topology.RetryTopology;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the {@code retry} health indicator; {@code management.health.retry.enabled=false}
+ * switches it off.
+ */
+@AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class })
+@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean({ RetryQueueDepths.class, RetryTopology.class })
+@ConditionalOnEnabledHealthIndicator("retry")
+public final class RetryHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = { "retryHealthIndicator", "retryHealthContributor" })
+	RetryHealthIndicator retryHealthIndicator(RetryQueueDepths depths, RetryTopology topology) {
+		return new RetryHealthIndicator(depths, topology);
+	}
+
+}

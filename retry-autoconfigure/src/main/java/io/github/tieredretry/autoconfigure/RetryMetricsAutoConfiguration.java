@@ -1,0 +1,41 @@
+package io.github.tieredretry.autoconfigure;
+
+import io.github.tieredretry.metrics.RetryEventMetrics;
+import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.topology.RetryTopology;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of retry metrics: counter {@code rabbitmq.retry.messages}, timer
+ * {@code rabbitmq.retry.recovery} and gauge {@code rabbitmq.retry.depth}, when a {@link MeterRegistry} is
+ * available and {@code retry.metrics.enabled} is not {@code false}.
+ */
+@AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class },
+		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean({ MeterRegistry.class, RetryTopology.class })
+@ConditionalOnBooleanProperty(name = "retry.metrics.enabled", matchIfMissing = true)
+public final class RetryMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryEventMetrics retryEventMetrics(MeterRegistry registry) {
+		return new RetryEventMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RetryQueueDepths.class)
+	RetryQueueDepthMetrics retryQueueDepthMetrics(RetryQueueDepths depths, RetryTopology topology) {
+		return new RetryQueueDepthMetrics(depths, topology);
+	}
+
+}

@@ -1,0 +1,42 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.time.Clock;
+
+import com.rabbitmq.client.Channel;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.topology.RetryTopology;
+
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the operations on the retry queues that metrics, health and the {@code retry}
+ * endpoint build on, and that applications may use directly: cached queue depths and the parking-lot
+ * service (peek, replay, purge).
+ */
+@AutoConfiguration(after = TieredRetryAutoConfiguration.class)
+@ConditionalOnClass({ RabbitTemplate.class, Channel.class })
+@ConditionalOnBean({ RetryTopology.class, MessageForwarder.class })
+public final class RetryOperationsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryQueueDepths retryQueueDepths(ConnectionFactory connectionFactory, RetryTopology topology) {
+		return new RetryQueueDepths(connectionFactory, topology, RetryQueueDepths.DEFAULT_MAX_AGE, Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ParkingLotService retryParkingLotService(ConnectionFactory connectionFactory, RetryTopology topology,
+			MessageForwarder forwarder) {
+		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, Clock.systemUTC());
+	}
+
+}

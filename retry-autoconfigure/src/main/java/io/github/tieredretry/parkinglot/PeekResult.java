@@ -1,0 +1,19 @@
+package io.github.tieredretry.parkinglot;
+
+import java.util.List;
+
+/**
+ * The oldest parked messages, read without removing them.
+ *
+ * @param parkingLot the parking lot's queue
+ * @param depth ready messages in the parking lot when the peek started
+ * @param scanned messages looked at to find these
+ * @param messages the matching messages, oldest first
+ */
+public record PeekResult(String parkingLot, long depth, int scanned, List<ParkedMessage> messages) {
+
+	public PeekResult {
+		messages = List.copyOf(messages);
+	}
+
+}

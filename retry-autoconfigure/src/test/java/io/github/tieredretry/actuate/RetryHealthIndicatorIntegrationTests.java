@@ -1,0 +1,89 @@
+package io.github.tieredretry.actuate;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link RetryHealthIndicator} against the real broker.
+ */
+class RetryHealthIndicatorIntegrationTests {
+
+	// A tier length no other test uses, so the tier queue belongs to this class alone.
+	static final Duration TIER = Duration.ofMillis(7933);
+
+	static final String TIER_QUEUE = RetryTopology.tierQueueName(TIER);
+
+	static final String PARKING_LOT = "health-parking-" + UUID.randomUUID().toString().substring(0, 8);
+
+	static CachingConnectionFactory connectionFactory;
+
+	@BeforeAll
+	static void declareQueues() {
+		connectionFactory = new CachingConnectionFactory(TestBroker.get().clientConnectionFactory());
+		try (BrokerClient client = new BrokerClient()) {
+			client.declareQueue(TIER_QUEUE);
+			client.declareQueue(PARKING_LOT);
+			client.publish("", PARKING_LOT, new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
+					"parked".getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		try (BrokerClient client = new BrokerClient()) {
+			client.deleteQueue(TIER_QUEUE);
+			client.deleteQueue(PARKING_LOT);
+		}
+		connectionFactory.destroy();
+	}
+
+	@Test
+	void isUpWithTheDepthsWhenEveryQueueExists() {
+		Health health = indicator(PARKING_LOT).health();
+
+		assertThat(health.getStatus()).isEqualTo(Status.UP);
+		assertThat(health.getDetails()).containsEntry("tiers", Map.of(TIER_QUEUE, 0L))
+			.containsEntry("parkingLot", Map.of("queue", PARKING_LOT, "depth", 1L))
+			.doesNotContainKey("missingQueues");
+	}
+
+	@Test
+	void isDownWhenTheParkingLotIsMissing() {
+		String missing = PARKING_LOT + "-missing";
+
+		Health health = indicator(missing).health();
+
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails()).containsEntry("missingQueues", java.util.Set.of(missing))
+			.containsEntry("parkingLot", Map.of("queue", missing))
+			.containsEntry("tiers", Map.of(TIER_QUEUE, 0L));
+	}
+
+	private RetryHealthIndicator indicator(String parkingLot) {
+		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(TIER)), QueueType.CLASSIC, parkingLot);
+		return new RetryHealthIndicator(
+				new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), Clock.systemUTC()), topology);
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+
+import io.github.tieredretry.metrics.RetryEventMetrics;
+import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RetryMetricsAutoConfiguration}. No broker is touched: the application points at a
+ * port nothing listens on.
+ */
+class RetryMetricsAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
+				RetryOperationsAutoConfiguration.class, RetryMetricsAutoConfiguration.class))
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+				"retry.parking-lot=metrics-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+
+	@Test
+	void recordsMetricsWhenAMeterRegistryExists() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
+			assertThat(context).hasSingleBean(RetryEventMetrics.class).hasSingleBean(RetryQueueDepthMetrics.class);
+		});
+	}
+
+	@Test
+	void depthGaugesAreRegisteredWithSpringBootsMetricsAndAreNaNWhileTheBrokerIsUnreachable() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get(RetryQueueDepthMetrics.DEPTH).gauges())
+					.extracting((gauge) -> gauge.getId().getTag("queue"))
+					.containsExactlyInAnyOrder("retry.delay.1s", "retry.delay.5s",
+							"metrics-autoconfiguration-parking-lot");
+				Gauge parkingLot = registry.get(RetryQueueDepthMetrics.DEPTH)
+					.tag("queue", "metrics-autoconfiguration-parking-lot")
+					.gauge();
+				assertThat(parkingLot.value()).isNaN();
+				assertThat(parkingLot.getId().getDescription()).isNotBlank();
+			});
+	}
+
+	@Test
+	void backsOffWithoutAMeterRegistry() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(RetryEventMetrics.class)
+			.doesNotHaveBean(RetryQueueDepthMetrics.class));
+	}
+
+	@Test
+	void backsOffWhenMicrometerIsAbsent() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer"))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(RetryEventMetrics.class)
+				.doesNotHaveBean(RetryQueueDepthMetrics.class));
+	}
+
+	@Test
+	void backsOffWhenRetryMetricsAreDisabled() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("retry.metrics.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RetryEventMetrics.class)
+				.doesNotHaveBean(RetryQueueDepthMetrics.class));
+	}
+
+	@Test
+	void backsOffWhenRetriesAreDisabled() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("retry.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(RetryEventMetrics.class)
+				.doesNotHaveBean(RetryQueueDepthMetrics.class));
+	}
+
+	@Test
+	void usesTheApplicationsOwnEventMetrics() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withBean("customRetryEventMetrics", RetryEventMetrics.class,
+					() -> new RetryEventMetrics(new SimpleMeterRegistry()))
+			.run((context) -> assertThat(context).hasSingleBean(RetryEventMetrics.class)
+				.hasBean("customRetryEventMetrics"));
+	}
+
+	private static int unusedPort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}

@@ -1,0 +1,372 @@
+package io.github.tieredretry.parkinglot;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.forwarding.ConfirmedPublisher;
+import io.github.tieredretry.forwarding.ForwardFailedException;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * {@link ParkingLotService} against the real broker: nothing is ever lost, peeking changes nothing, and
+ * replay and purge touch exactly the messages they were asked to.
+ */
+class ParkingLotServiceIntegrationTests {
+
+	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+
+	static final String PARKING_LOT = "parkinglot-service-" + ID;
+
+	static final String QUORUM_PARKING_LOT = "parkinglot-service-quorum-" + ID;
+
+	static final String ORDERS = "parkinglot-orders-" + ID;
+
+	static final String PAYMENTS = "parkinglot-payments-" + ID;
+
+	static final String GONE = "parkinglot-gone-" + ID;
+
+	static final Instant NOW = Instant.parse("2026-03-01T10:15:30Z");
+
+	static CachingConnectionFactory connectionFactory;
+
+	static CachingConnectionFactory confirmingConnectionFactory;
+
+	BrokerClient broker;
+
+	ParkingLotService parkingLot;
+
+	@BeforeAll
+	static void connect() {
+		connectionFactory = new CachingConnectionFactory(TestBroker.get().clientConnectionFactory());
+		confirmingConnectionFactory = new CachingConnectionFactory(TestBroker.get().clientConnectionFactory());
+		confirmingConnectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
+		try (BrokerClient client = new BrokerClient()) {
+			client.declareQueue(PARKING_LOT);
+			client.declareQueue(QUORUM_PARKING_LOT, Map.of("x-queue-type", "quorum"));
+			client.declareQueue(ORDERS);
+			client.declareQueue(PAYMENTS);
+		}
+	}
+
+	@AfterAll
+	static void disconnect() {
+		try (BrokerClient client = new BrokerClient()) {
+			List.of(PARKING_LOT, QUORUM_PARKING_LOT, ORDERS, PAYMENTS).forEach(client::deleteQueue);
+		}
+		connectionFactory.destroy();
+		confirmingConnectionFactory.destroy();
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.broker = new BrokerClient();
+		List.of(PARKING_LOT, QUORUM_PARKING_LOT, ORDERS, PAYMENTS).forEach(this.broker::purge);
+		this.parkingLot = service(PARKING_LOT);
+	}
+
+	@AfterEach
+	void closeClient() {
+		this.broker.close();
+	}
+
+	@Test
+	void peekDescribesTheOldestParkedMessagesAndLeavesEveryMessageInPlace() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			ids.add(park(PARKING_LOT, (i % 2 == 0) ? PAYMENTS : ORDERS, "order " + i));
+		}
+
+		PeekResult peek = this.parkingLot.peek(null, 3);
+
+		assertThat(peek.parkingLot()).isEqualTo(PARKING_LOT);
+		assertThat(peek.depth()).isEqualTo(5);
+		assertThat(peek.scanned()).isEqualTo(3);
+		assertThat(peek.messages()).extracting(ParkedMessage::messageId).containsExactlyElementsOf(ids.subList(0, 3));
+		ParkedMessage first = peek.messages().get(0);
+		assertThat(first.originQueue()).isEqualTo(ORDERS);
+		assertThat(first.retryCount()).isEqualTo(3);
+		assertThat(first.parkedReason()).isEqualTo("exhausted");
+		assertThat(first.exception()).isEqualTo("java.lang.IllegalStateException");
+		assertThat(first.error()).isEqualTo("payment service down");
+		assertThat(first.firstFailure()).isEqualTo(NOW.minusSeconds(60));
+		assertThat(first.parkedAt()).isEqualTo(NOW.minusSeconds(1));
+		assertThat(first.replays()).isZero();
+		assertThat(first.contentType()).isEqualTo("text/plain");
+		assertThat(first.bodySize()).isEqualTo(7);
+		assertThat(first.bodyPreview()).isEqualTo("order 1");
+		// Classic queue: requeued messages keep their place, so the order is untouched.
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids);
+	}
+
+	@Test
+	void peekFiltersByOriginQueueAndLooksNoFurtherThanNeeded() {
+		List<String> payments = new ArrayList<>();
+		for (int i = 1; i <= 6; i++) {
+			String id = park(PARKING_LOT, (i % 2 == 0) ? PAYMENTS : ORDERS, "order " + i);
+			if (i % 2 == 0) {
+				payments.add(id);
+			}
+		}
+
+		PeekResult peek = this.parkingLot.peek(PAYMENTS, 2);
+
+		assertThat(peek.messages()).extracting(ParkedMessage::messageId)
+			.containsExactlyElementsOf(payments.subList(0, 2));
+		assertThat(peek.scanned()).isEqualTo(4);
+		assertThat(this.broker.count(PARKING_LOT)).isEqualTo(6);
+	}
+
+	@Test
+	void peekRejectsLimitsOutOfRange() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.parkingLot.peek(null, 0));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.parkingLot.peek(null, 201));
+	}
+
+	@Test
+	void peekOnAQuorumParkingLotKeepsEveryMessage() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			ids.add(park(QUORUM_PARKING_LOT, ORDERS, "order " + i));
+		}
+
+		PeekResult peek = service(QUORUM_PARKING_LOT).peek(null, 2);
+
+		assertThat(peek.messages()).extracting(ParkedMessage::messageId).containsExactlyElementsOf(ids.subList(0, 2));
+		// Where a quorum queue puts requeued messages depends on the broker version: only the set is asserted.
+		assertThat(drainIds(QUORUM_PARKING_LOT)).containsExactlyInAnyOrderElementsOf(ids);
+	}
+
+	@Test
+	void replayMovesMatchingMessagesToTheirOriginQueueWithTheirRetryStateReset() {
+		String order = park(PARKING_LOT, ORDERS, "order 1");
+		String payment = park(PARKING_LOT, PAYMENTS, "payment 1");
+		String secondOrder = park(PARKING_LOT, ORDERS, "order 2");
+
+		ReplayResult result = this.parkingLot.replay(ORDERS, null);
+
+		assertThat(result.moved()).isEqualTo(2);
+		assertThat(result.stayed()).isZero();
+		assertThat(result.scanned()).isEqualTo(3);
+		assertThat(drainIds(PARKING_LOT)).containsExactly(payment);
+		List<BrokerClient.Received> replayed = this.broker.drain(ORDERS);
+		assertThat(replayed).extracting((message) -> message.properties().getMessageId())
+			.containsExactly(order, secondOrder);
+		BrokerClient.Received first = replayed.get(0);
+		assertThat(first.bodyText()).isEqualTo("order 1");
+		assertThat(first.properties().getContentType()).isEqualTo("text/plain");
+		assertThat(first.properties().getDeliveryMode()).isEqualTo(2);
+		assertThat(first.properties().getExpiration()).isNull();
+		assertThat(first.header(RetryHeaders.COUNT)).isEqualTo("0");
+		assertThat(first.header(ParkingLotService.REPLAY_COUNT)).isEqualTo("1");
+		assertThat(first.header(ParkingLotService.REPLAYED_AT)).isEqualTo(String.valueOf(NOW.toEpochMilli()));
+		assertThat(first.header("tenant")).isEqualTo("acme");
+		assertThat(first.header(RetryHeaders.ORIGINAL_EXPIRATION)).isEqualTo("60000");
+		assertThat(first.headers()).doesNotContainKeys(RetryHeaders.QUEUE, RetryHeaders.DUE, RetryHeaders.TIER,
+				RetryHeaders.FIRST_FAILURE, RetryHeaders.EXCEPTION, RetryHeaders.ERROR, RetryHeaders.STACK_TRACE,
+				RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
+	}
+
+	@Test
+	void replayOfAMessageReplayedBeforeCountsTheReplays() {
+		Map<String, Object> headers = parkedHeaders(ORDERS);
+		headers.put(ParkingLotService.REPLAY_COUNT, 2L);
+		publish(PARKING_LOT, "again", headers);
+
+		this.parkingLot.replay(null, null);
+
+		assertThat(this.broker.drain(ORDERS)).singleElement()
+			.satisfies((message) -> assertThat(message.header(ParkingLotService.REPLAY_COUNT)).isEqualTo("3"));
+	}
+
+	@Test
+	void replayKeepsAMessageWhoseOriginQueueNoLongerExistsParked() {
+		String gone = park(PARKING_LOT, GONE, "for a deleted queue");
+		String order = park(PARKING_LOT, ORDERS, "order 1");
+
+		ReplayResult result = this.parkingLot.replay(null, null);
+
+		assertThat(result.moved()).isEqualTo(1);
+		assertThat(result.stayed()).isEqualTo(1);
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.ORIGIN_QUEUE_MISSING, 1));
+		assertThat(result.stayedMessages()).singleElement().satisfies((stayed) -> {
+			assertThat(stayed.messageId()).isEqualTo(gone);
+			assertThat(stayed.originQueue()).isEqualTo(GONE);
+			assertThat(stayed.detail()).contains("NO_ROUTE");
+		});
+		assertThat(drainIds(ORDERS)).containsExactly(order);
+		List<BrokerClient.Received> parked = this.broker.drain(PARKING_LOT);
+		assertThat(parked).extracting((message) -> message.properties().getMessageId()).containsExactly(gone);
+		assertThat(parked.get(0).header(RetryHeaders.PARKED_REASON)).as("left exactly as it was")
+			.isEqualTo("exhausted");
+		assertThat(parked.get(0).headers()).doesNotContainKey(ParkingLotService.REPLAY_COUNT);
+	}
+
+	@Test
+	void replayKeepsAMessageWithoutOriginQueueParked() {
+		Map<String, Object> headers = parkedHeaders(ORDERS);
+		headers.remove(RetryHeaders.QUEUE);
+		String orphan = publish(PARKING_LOT, "orphan", headers);
+
+		ReplayResult result = this.parkingLot.replay(null, null);
+
+		assertThat(result.moved()).isZero();
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.NO_ORIGIN_QUEUE, 1));
+		assertThat(drainIds(PARKING_LOT)).containsExactly(orphan);
+	}
+
+	@Test
+	void replayWithALimitMovesNoMoreThanTheOldestMatchingMessages() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 4; i++) {
+			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
+		}
+
+		ReplayResult result = this.parkingLot.replay(ORDERS, 3);
+
+		assertThat(result.moved()).isEqualTo(3);
+		assertThat(drainIds(ORDERS)).containsExactlyElementsOf(ids.subList(0, 3));
+		assertThat(drainIds(PARKING_LOT)).containsExactly(ids.get(3));
+	}
+
+	@Test
+	void replayStopsAtTheFirstUnconfirmedPublishAndLosesNothing() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 4; i++) {
+			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
+		}
+		List<String> published = new ArrayList<>();
+		ParkingLotService failingOnSecond = new ParkingLotService(connectionFactory, PARKING_LOT,
+				(queue, properties, body) -> {
+					if (published.size() == 1) {
+						throw new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker");
+					}
+					published.add(properties.getMessageId());
+				}, fixedClock());
+
+		ReplayResult result = failingOnSecond.replay(null, null);
+
+		assertThat(result.moved()).isEqualTo(1);
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.PUBLISH_FAILED, 1));
+		assertThat(result.scanned()).as("stopped at the failure").isEqualTo(2);
+		assertThat(published).containsExactly(ids.get(0));
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids.subList(1, 4));
+	}
+
+	@Test
+	void anUnexpectedFailureDuringReplayLeavesTheUnmovedMessagesParked() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 3; i++) {
+			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
+		}
+		ParkingLotService broken = new ParkingLotService(connectionFactory, PARKING_LOT, (queue, properties, body) -> {
+			throw new IllegalStateException("bug in a publisher");
+		}, fixedClock());
+
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> broken.replay(null, null));
+
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids);
+	}
+
+	@Test
+	void purgeByOriginRemovesOnlyThatOriginsMessages() {
+		String order = park(PARKING_LOT, ORDERS, "order 1");
+		park(PARKING_LOT, PAYMENTS, "payment 1");
+		String secondOrder = park(PARKING_LOT, ORDERS, "order 2");
+		park(PARKING_LOT, PAYMENTS, "payment 2");
+
+		long purged = this.parkingLot.purge(PAYMENTS);
+
+		assertThat(purged).isEqualTo(2);
+		assertThat(drainIds(PARKING_LOT)).containsExactly(order, secondOrder);
+	}
+
+	@Test
+	void purgeWithoutOriginEmptiesTheParkingLot() {
+		park(PARKING_LOT, ORDERS, "order 1");
+		park(PARKING_LOT, PAYMENTS, "payment 1");
+
+		assertThat(this.parkingLot.purge(null)).isEqualTo(2);
+		assertThat(this.broker.count(PARKING_LOT)).isZero();
+	}
+
+	@Test
+	void operationsOnAMissingParkingLotFailWithItsName() {
+		ParkingLotService missing = service("parkinglot-missing-" + ID);
+
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> missing.peek(null, 5))
+			.withMessageContaining("parkinglot-missing-" + ID);
+	}
+
+	private ParkingLotService service(String queue) {
+		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(Duration.ofMillis(200))), QueueType.CLASSIC,
+				queue);
+		MessageForwarder forwarder = new MessageForwarder(
+				new ConfirmedPublisher(confirmingConnectionFactory, Duration.ofSeconds(5)), topology, () -> {
+				});
+		return new ParkingLotService(connectionFactory, queue, forwarder, fixedClock());
+	}
+
+	private static Clock fixedClock() {
+		return Clock.fixed(NOW, ZoneOffset.UTC);
+	}
+
+	private String park(String parkingLot, String origin, String body) {
+		return publish(parkingLot, body, parkedHeaders(origin));
+	}
+
+	private static Map<String, Object> parkedHeaders(String origin) {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put("tenant", "acme");
+		headers.put(RetryHeaders.COUNT, 3L);
+		headers.put(RetryHeaders.QUEUE, origin);
+		headers.put(RetryHeaders.FIRST_FAILURE, NOW.minusSeconds(60).toEpochMilli());
+		headers.put(RetryHeaders.EXCEPTION, "java.lang.IllegalStateException");
+		headers.put(RetryHeaders.ERROR, "payment service down");
+		headers.put(RetryHeaders.ORIGINAL_EXPIRATION, "60000");
+		headers.put(RetryHeaders.PARKED_REASON, "exhausted");
+		headers.put(RetryHeaders.PARKED_AT, NOW.minusSeconds(1).toEpochMilli());
+		return headers;
+	}
+
+	private String publish(String queue, String body, Map<String, Object> headers) {
+		String id = "parked-" + UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.contentType("text/plain")
+			.deliveryMode(2)
+			.headers(headers)
+			.build();
+		this.broker.publish("", queue, properties, body.getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
+	private List<String> drainIds(String queue) {
+		return this.broker.drain(queue).stream().map((message) -> message.properties().getMessageId()).toList();
+	}
+
+}

@@ -1,0 +1,121 @@
+package io.github.tieredretry.parkinglot;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Clock;
+import java.time.Duration;
+
+import io.github.tieredretry.actuate.RetryEndpoint;
+import io.github.tieredretry.actuate.RetryHealthIndicator;
+import io.github.tieredretry.autoconfigure.RetryEndpointAutoConfiguration;
+import io.github.tieredretry.autoconfigure.RetryHealthContributorAutoConfiguration;
+import io.github.tieredretry.autoconfigure.RetryMetricsAutoConfiguration;
+import io.github.tieredretry.autoconfigure.RetryOperationsAutoConfiguration;
+import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.metrics.RetryEventMetrics;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.topology.RetryTopology;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RetryOperationsAutoConfiguration}, which the parking-lot service and the queue depths
+ * come from, and for the whole observability set-up backing off when Actuator and Micrometer are absent.
+ * No broker is touched: the application points at a port nothing listens on.
+ */
+class RetryOperationsAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
+				RetryOperationsAutoConfiguration.class))
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+				"retry.parking-lot=operations-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+
+	@Test
+	void providesTheParkingLotServiceAndTheQueueDepths() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(ParkingLotService.class).hasSingleBean(RetryQueueDepths.class);
+			assertThat(context.getBean(ParkingLotService.class).parkingLot())
+				.isEqualTo("operations-autoconfiguration-parking-lot");
+			assertThat(context.getBean(RetryQueueDepths.class).queues()).containsExactly("retry.delay.1s",
+					"retry.delay.5s", "operations-autoconfiguration-parking-lot");
+		});
+	}
+
+	@Test
+	void backsOffWhenRetriesAreDisabled() {
+		this.contextRunner.withPropertyValues("retry.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(ParkingLotService.class)
+				.doesNotHaveBean(RetryQueueDepths.class));
+	}
+
+	@Test
+	void usesTheApplicationsOwnBeans() {
+		this.contextRunner.withUserConfiguration(CustomOperations.class)
+			.run((context) -> assertThat(context).hasSingleBean(RetryQueueDepths.class)
+				.hasBean("customDepths")
+				.hasSingleBean(ParkingLotService.class)
+				.hasBean("customParkingLot"));
+	}
+
+	@Test
+	void parkingLotOperationsRemainWhenActuatorAndMicrometerAreAbsent() {
+		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
+		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
+			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+					"retry.parking-lot=operations-autoconfiguration-parking-lot")
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
+					"org.springframework.boot.health", "io.micrometer"))
+			.withPropertyValues("management.endpoints.web.exposure.include=*")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(ParkingLotService.class)
+				.hasSingleBean(RetryQueueDepths.class)
+				.doesNotHaveBean(RetryEventMetrics.class)
+				.doesNotHaveBean(RetryEndpoint.class)
+				.doesNotHaveBean(RetryHealthIndicator.class));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CustomOperations {
+
+		@Bean
+		RetryQueueDepths customDepths(ConnectionFactory connectionFactory, RetryTopology topology) {
+			return new RetryQueueDepths(connectionFactory, topology, Duration.ofMinutes(1), Clock.systemUTC());
+		}
+
+		@Bean
+		ParkingLotService customParkingLot(ConnectionFactory connectionFactory, MessageForwarder forwarder) {
+			return new ParkingLotService(connectionFactory, "custom-parking-lot", forwarder, Clock.systemUTC());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
+			RetryOperationsAutoConfiguration.class, RetryMetricsAutoConfiguration.class,
+			RetryEndpointAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class })
+	static class ImportedAsInAnApplication {
+
+	}
+
+	private static int unusedPort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
