@@ -49,6 +49,12 @@ public final class RetryHeaders {
 	/** When the message was parked, epoch milliseconds. */
 	public static final String PARKED_AT = "retry-parked-at";
 
+	/** How often the message was replayed from the parking lot. */
+	public static final String REPLAY_COUNT = "retry-replay-count";
+
+	/** When the message was last replayed from the parking lot, epoch milliseconds. */
+	public static final String REPLAYED_AT = "retry-replayed-at";
+
 	private RetryHeaders() {
 	}
 

@@ -129,6 +129,10 @@ public final class RetryTopology {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		if (this.queueType == QueueType.QUORUM) {
 			arguments.put("x-queue-type", "quorum");
+			// Peeking requeues messages, and every requeue counts towards a quorum queue's delivery limit
+			// (RabbitMQ 4.0 sets 20 by default, then drops): a parked message must never be dropped.
+			// -1 ("no limit") is not understood the same way by every broker version; this is.
+			arguments.put("x-delivery-limit", Integer.MAX_VALUE);
 		}
 		return arguments;
 	}

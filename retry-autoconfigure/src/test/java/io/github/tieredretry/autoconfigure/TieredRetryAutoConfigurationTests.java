@@ -311,7 +311,7 @@ class TieredRetryAutoConfigurationTests {
 							entry("x-dead-letter-strategy", "at-least-once"), entry("x-overflow", "reject-publish"),
 							entry("x-dead-letter-exchange", "retry.return")));
 				assertThat(queue(declarables, "orders.parked").getArguments())
-					.containsOnly(entry("x-queue-type", "quorum"));
+					.containsOnly(entry("x-queue-type", "quorum"), entry("x-delivery-limit", Integer.MAX_VALUE));
 			});
 	}
 
