@@ -2,6 +2,7 @@ package io.github.tieredretry.sample;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.springframework.stereotype.Component;
@@ -11,7 +12,8 @@ import org.springframework.stereotype.Component;
  * repeatable:
  * <ul>
  * <li>{@code flaky-*} customers hit a timeout on their first two attempts, then succeed;</li>
- * <li>{@code broke-*} customers are declined every time (a transient-looking error that never heals);</li>
+ * <li>{@code broke-*} customers time out every time until the provider is {@link #heal() healed} (an
+ * outage that outlasts every retry; their orders are parked, and replayed once it is over);</li>
  * <li>{@code fraud-*} customers are rejected as fraudulent, which no retry can fix;</li>
  * <li>everyone else is charged at once.</li>
  * </ul>
@@ -20,6 +22,13 @@ import org.springframework.stereotype.Component;
 public class PaymentGateway {
 
 	private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+	private final AtomicBoolean healed = new AtomicBoolean();
+
+	/** End the outage that affects {@code broke-*} customers. */
+	public void heal() {
+		this.healed.set(true);
+	}
 
 	/**
 	 * Charge an order.
@@ -34,7 +43,7 @@ public class PaymentGateway {
 		if (customer.startsWith("fraud-")) {
 			throw new FraudSuspectedException("Payment provider flagged customer " + customer + " as fraudulent");
 		}
-		if (customer.startsWith("broke-")) {
+		if (customer.startsWith("broke-") && !this.healed.get()) {
 			throw new PaymentTimeoutException("Payment provider timed out charging " + order.amount() + " (attempt "
 					+ attempt + ")");
 		}
