@@ -120,14 +120,14 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 				}
 				return null;
 			}
-			catch (ImmediateAcknowledgeAmqpException | ImmediateRequeueAmqpException ex) {
-				// The listener asked the container for this explicitly.
-				throw ex;
-			}
 			catch (VirtualMachineError error) {
 				throw error;
 			}
 			catch (Throwable ex) {
+				if (asksContainerToAckOrRequeue(ex)) {
+					// The listener asked the container for this explicitly (the adapter wraps it).
+					throw ex;
+				}
 				failure = ex;
 				if (!isRetryable(ex)) {
 					break;
@@ -236,6 +236,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 	private static byte[] body(Message message, DeliveryCapture.@Nullable Received received) {
 		byte[] original = (received != null) ? received.body() : null;
 		return (original != null) ? original : message.getBody();
+	}
+
+	private static boolean asksContainerToAckOrRequeue(Throwable failure) {
+		Throwable cause = unwrap(failure);
+		return cause instanceof ImmediateAcknowledgeAmqpException || cause instanceof ImmediateRequeueAmqpException;
 	}
 
 	static Throwable unwrap(Throwable failure) {

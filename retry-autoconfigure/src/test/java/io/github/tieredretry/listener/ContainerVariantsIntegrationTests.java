@@ -124,6 +124,15 @@ class ContainerVariantsIntegrationTests {
 	}
 
 	@Test
+	void listenerAskingForAnImmediateAckIsNeitherRetriedNorParked() {
+		String id = Messages.publish(this.broker, "", DIRECT_QUEUE, "ack-now");
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+			.until(() -> this.recorder.count(id) == 1 && this.parkingLot.find(id) == null);
+		assertThat(this.broker.count(DIRECT_QUEUE)).isZero();
+	}
+
+	@Test
 	void userDefinedContainerFactoryIsSupported() {
 		assertThat(this.endpoints.getListenerContainer("custom-" + ID)).isInstanceOf(SimpleMessageListenerContainer.class);
 		String id = Messages.publish(this.broker, "", CUSTOM_QUEUE, "fail:1");

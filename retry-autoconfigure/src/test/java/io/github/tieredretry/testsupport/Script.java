@@ -2,12 +2,14 @@ package io.github.tieredretry.testsupport;
 
 import java.nio.charset.StandardCharsets;
 
+import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
 import org.springframework.amqp.core.Message;
 
 /**
  * Test listeners follow a script carried in the message body: {@code ok} succeeds, {@code fail:N}
  * fails the first N invocations, {@code always} always fails, {@code reject} throws
- * {@link IllegalArgumentException} (configured as not retryable in tests).
+ * {@link IllegalArgumentException} (configured as not retryable in tests), {@code ack-now} throws Spring
+ * AMQP's {@link ImmediateAcknowledgeAmqpException}.
  */
 public final class Script {
 
@@ -24,9 +26,12 @@ public final class Script {
 		String script = new String(message.getBody(), StandardCharsets.UTF_8);
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
-		boolean fail = reject || script.equals("always")
+		boolean fail = reject || script.equals("always") || script.equals("ack-now")
 				|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5).trim()));
 		recorder.record(id, message.getMessageProperties().getRetryCount(), !fail);
+		if (script.equals("ack-now")) {
+			throw new ImmediateAcknowledgeAmqpException("scripted: acknowledge without processing");
+		}
 		if (reject) {
 			throw new IllegalArgumentException("scripted rejection");
 		}
