@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ReturnListener;
+import com.rabbitmq.client.ShutdownSignalException;
 
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -60,8 +61,10 @@ public final class ConfirmedPublisher {
 				returnedBody) -> returned.set(replyCode + " " + replyText);
 		try {
 			channel.addReturnListener(returnListener);
-			channel.basicPublish(exchange, routingKey, true,
-					ForwardedProperties.withPublishableUserId(properties, this.connectionFactory.getUsername()), body);
+			AMQP.BasicProperties publishable = ForwardedProperties.fitToFrame(
+					ForwardedProperties.withPublishableUserId(properties, this.connectionFactory.getUsername()),
+					body.length, channel.getConnection().getFrameMax());
+			channel.basicPublish(exchange, routingKey, true, publishable, body);
 			// OrDie: a nack or a timeout closes the channel, so a late confirm can never be
 			// mistaken for the confirm of the next publish on a cached channel.
 			channel.waitForConfirmsOrDie(this.confirmTimeoutMillis);
@@ -73,7 +76,7 @@ public final class ConfirmedPublisher {
 		catch (IOException ex) {
 			// amqp-client signals a nack from waitForConfirmsOrDie with this message.
 			ForwardFailedException.Kind kind = String.valueOf(ex.getMessage()).contains("nacks received")
-					? ForwardFailedException.Kind.NACKED : ForwardFailedException.Kind.PUBLISH_ERROR;
+					? ForwardFailedException.Kind.NACKED : errorKind(ex);
 			throw new ForwardFailedException(kind,
 					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex);
 		}
@@ -83,7 +86,7 @@ public final class ConfirmedPublisher {
 					"Interrupted while waiting for the confirm of " + describe(exchange, routingKey), ex);
 		}
 		catch (RuntimeException ex) {
-			throw new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
+			throw new ForwardFailedException(errorKind(ex),
 					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex);
 		}
 		finally {
@@ -94,6 +97,23 @@ public final class ConfirmedPublisher {
 			throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
 					"Broker returned the message published to " + describe(exchange, routingKey) + ": " + unroutable);
 		}
+	}
+
+	/**
+	 * A publish to an exchange that does not exist closes the channel with 404; it shows up as the cause
+	 * of whatever the next channel operation throws.
+	 */
+	private static ForwardFailedException.Kind errorKind(Throwable failure) {
+		for (Throwable current = failure; current != null; current = current.getCause()) {
+			if (current instanceof ShutdownSignalException signal && signal.getReason() instanceof AMQP.Channel.Close close
+					&& close.getReplyCode() == AMQP.NOT_FOUND) {
+				return ForwardFailedException.Kind.MISSING_EXCHANGE;
+			}
+			if (current.getCause() == current) {
+				break;
+			}
+		}
+		return ForwardFailedException.Kind.PUBLISH_ERROR;
 	}
 
 	private static void closeQuietly(Channel channel, ReturnListener returnListener) {

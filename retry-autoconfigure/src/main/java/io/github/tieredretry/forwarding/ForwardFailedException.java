@@ -22,6 +22,12 @@ public class ForwardFailedException extends AmqpException {
 		/** No confirm arrived within {@code retry.publish.confirm-timeout}. */
 		TIMEOUT,
 
+		/**
+		 * The broker closed the channel because the exchange does not exist (reply code 404, NOT_FOUND):
+		 * part of the retry topology was deleted.
+		 */
+		MISSING_EXCHANGE,
+
 		/** The publish could not be made: no connection, channel closed, interrupted. */
 		PUBLISH_ERROR
 

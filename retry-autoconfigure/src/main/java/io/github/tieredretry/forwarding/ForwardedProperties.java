@@ -1,9 +1,13 @@
 package io.github.tieredretry.forwarding;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.impl.AMQContentHeader;
 import io.github.tieredretry.headers.HeaderChanges;
 import io.github.tieredretry.headers.RetryHeaders;
 
@@ -58,6 +62,44 @@ public final class ForwardedProperties {
 		}
 		headers.putIfAbsent(RetryHeaders.ORIGINAL_USER_ID, userId);
 		return properties.builder().userId(null).headers(headers).build();
+	}
+
+	/**
+	 * Make sure the properties fit into one content-header frame: a message may arrive with headers close
+	 * to {@code frame_max} (the broker accepted it), and the failure headers added on forwarding must not
+	 * push it over, or the forward could never succeed. Drops {@code retry-stack-trace} first, then cuts
+	 * {@code retry-error}; the application's own headers are never touched.
+	 * @param properties the properties to publish
+	 * @param bodySize the body's size in bytes
+	 * @param frameMax the connection's negotiated {@code frame_max}, or 0 for no limit
+	 * @return the properties, shortened if needed
+	 */
+	public static AMQP.BasicProperties fitToFrame(AMQP.BasicProperties properties, long bodySize, int frameMax) {
+		if (frameMax <= 0 || properties.getHeaders() == null || frameSize(properties, bodySize) <= frameMax) {
+			return properties;
+		}
+		Map<String, Object> headers = new LinkedHashMap<>(properties.getHeaders());
+		headers.remove(RetryHeaders.STACK_TRACE);
+		AMQP.BasicProperties fitted = properties.builder().headers(headers).build();
+		int excess = frameSize(fitted, bodySize) - frameMax;
+		Object error = headers.get(RetryHeaders.ERROR);
+		if (excess > 0 && error != null) {
+			byte[] bytes = error.toString().getBytes(StandardCharsets.UTF_8);
+			// A multi-byte character cut in two decodes as U+FFFD (3 bytes): leave room for it.
+			int keep = Math.max(0, bytes.length - excess - 3);
+			headers.put(RetryHeaders.ERROR, new String(bytes, 0, keep, StandardCharsets.UTF_8));
+			fitted = properties.builder().headers(headers).build();
+		}
+		return fitted;
+	}
+
+	private static int frameSize(AMQP.BasicProperties properties, long bodySize) {
+		try {
+			return ((AMQContentHeader) properties).toFrame(0, bodySize).size();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 }

@@ -7,8 +7,8 @@ import org.apache.commons.logging.LogFactory;
 
 /**
  * Sends failed messages on their way: to a delay tier or to the parking lot, each publish confirmed.
- * When the broker returns a forward as unroutable (a tier queue or the parking lot was deleted), the
- * retry topology is declared again and the forward is tried once more before it counts as failed.
+ * When the broker returns a forward as unroutable (a tier queue or the parking lot was deleted) or
+ * refuses it for a missing exchange, the retry topology is declared again and the forward is tried once more before it counts as failed.
  */
 public final class MessageForwarder {
 
@@ -70,12 +70,23 @@ public final class MessageForwarder {
 			this.publisher.publish(exchange, routingKey, properties, body);
 		}
 		catch (ForwardFailedException ex) {
-			if (ex.getKind() != ForwardFailedException.Kind.RETURNED) {
+			if (ex.getKind() != ForwardFailedException.Kind.RETURNED
+					&& ex.getKind() != ForwardFailedException.Kind.MISSING_EXCHANGE) {
 				throw ex;
 			}
 			logger.warn("Retry topology is incomplete on the broker (" + ex.getMessage()
 					+ "); declaring it again and retrying the forward once");
-			this.redeclareTopology.run();
+			try {
+				this.redeclareTopology.run();
+			}
+			catch (RuntimeException redeclareFailure) {
+				// A conflicting queue or a lost connection: still a failed forward, so that the caller
+				// pauses and requeues instead of letting the container redeliver at once.
+				throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
+						ex.getMessage() + "; declaring the retry topology again failed: "
+								+ redeclareFailure.getMessage(),
+						redeclareFailure);
+			}
 			this.publisher.publish(exchange, routingKey, properties, body);
 		}
 	}

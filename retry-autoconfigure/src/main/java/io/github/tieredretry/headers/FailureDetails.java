@@ -1,7 +1,8 @@
 package io.github.tieredretry.headers;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -30,12 +31,33 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 		String message = failure.getMessage();
 		String stackTrace = null;
 		if (maxStackTraceLength >= 0) {
-			StringWriter writer = new StringWriter();
-			failure.printStackTrace(new PrintWriter(writer));
-			stackTrace = truncate(writer.toString(), maxStackTraceLength);
+			stackTrace = truncate(stackTraceOf(failure, maxErrorLength), maxStackTraceLength);
 		}
 		return new FailureDetails(failure.getClass().getName(), truncate((message != null) ? message : "",
 				maxErrorLength), stackTrace);
+	}
+
+	/**
+	 * The stack trace, like {@link Throwable#printStackTrace()} prints it, but with every exception message
+	 * cut to {@code maxMessageLength}: a huge message must not leave the frames out of the header.
+	 */
+	private static String stackTraceOf(Throwable failure, int maxMessageLength) {
+		StringBuilder trace = new StringBuilder();
+		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+		String prefix = "";
+		for (Throwable current = failure; current != null && seen.add(current); current = current.getCause()) {
+			trace.append(prefix).append(current.getClass().getName());
+			String message = current.getLocalizedMessage();
+			if (message != null) {
+				trace.append(": ").append(truncate(message, maxMessageLength));
+			}
+			trace.append('\n');
+			for (StackTraceElement element : current.getStackTrace()) {
+				trace.append("\tat ").append(element).append('\n');
+			}
+			prefix = "Caused by: ";
+		}
+		return trace.toString();
 	}
 
 	/**
