@@ -59,6 +59,8 @@ public class RetryProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final Topology topology = new Topology();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -109,6 +111,10 @@ public class RetryProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	public Topology getTopology() {
+		return this.topology;
 	}
 
 	/**
@@ -331,6 +337,27 @@ public class RetryProperties {
 
 		public void setFailureMaxPause(Duration failureMaxPause) {
 			this.failureMaxPause = failureMaxPause;
+		}
+
+	}
+
+	/**
+	 * Upkeep of the retry topology on the broker.
+	 */
+	public static class Topology {
+
+		/**
+		 * How often to check that the tier queues, the parking lot and the exchanges still exist, and
+		 * declare whatever was deleted. Zero disables the check.
+		 */
+		private Duration checkInterval = Duration.ofSeconds(30);
+
+		public Duration getCheckInterval() {
+			return this.checkInterval;
+		}
+
+		public void setCheckInterval(Duration checkInterval) {
+			this.checkInterval = checkInterval;
 		}
 
 	}

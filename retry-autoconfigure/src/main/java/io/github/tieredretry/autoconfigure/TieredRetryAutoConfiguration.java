@@ -14,6 +14,7 @@ import io.github.tieredretry.listener.RetryableListenerVerifier;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
+import io.github.tieredretry.topology.RetryTopologyGuardian;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
 
 import org.springframework.amqp.core.AmqpAdmin;
@@ -100,10 +101,23 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
+	RetryTopologyGuardian retryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
+			RetryProperties properties) {
+		return new RetryTopologyGuardian(topology, declarer, publisherConnectionFactory,
+				properties.getTopology().getCheckInterval());
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	MessageForwarder retryMessageForwarder(
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
 			RetryTopology topology, RetryTopologyDeclarer declarer, RetryProperties properties) {
+		if (!publisherConnectionFactory.isSimplePublisherConfirms()) {
+			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
+					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)): "
+					+ "tiered retries wait for the broker's confirm of every forward before acking a message.");
+		}
 		ConfirmedPublisher publisher = new ConfirmedPublisher(publisherConnectionFactory,
 				RetrySettings.publish(properties).getConfirmTimeout());
 		return new MessageForwarder(publisher, topology, declarer::declare);

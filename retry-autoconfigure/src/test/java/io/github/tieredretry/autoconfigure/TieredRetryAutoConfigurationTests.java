@@ -227,6 +227,16 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void userDefinedPublisherConnectionFactoryWithoutSimpleConfirmsFailsStartup() {
+		this.contextRunner.withUserConfiguration(UnconfirmedPublisherConnectionFactoryConfiguration.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
+				.hasMessageContaining("SIMPLE"));
+	}
+
+	@Test
 	void publisherConnectionFactoryConnectsToTheApplicationsBrokerOnAConnectionOfItsOwn() {
 		this.contextRunner.withPropertyValues("spring.rabbitmq.virtual-host=/orders", "spring.rabbitmq.username=shop")
 			.run((context) -> {
@@ -675,6 +685,16 @@ class TieredRetryAutoConfigurationTests {
 			CachingConnectionFactory factory = new CachingConnectionFactory("publisher.example.com");
 			factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
 			return factory;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UnconfirmedPublisherConnectionFactoryConfiguration {
+
+		@Bean(name = TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, defaultCandidate = false)
+		CachingConnectionFactory userPublisherConnectionFactory() {
+			return new CachingConnectionFactory("publisher.example.com");
 		}
 
 	}

@@ -62,6 +62,9 @@ class TopologyIntegrationTests {
 	@Autowired
 	CachingConnectionFactory connectionFactory;
 
+	@Autowired
+	RetryTopologyGuardian guardian;
+
 	@AfterAll
 	static void deleteQueues() {
 		try (BrokerClient client = new BrokerClient()) {
@@ -91,6 +94,19 @@ class TopologyIntegrationTests {
 			// Any use of the connection factory reconnects; the admin then declares the Declarables.
 			this.connectionFactory.createConnection().close();
 			await().atMost(Duration.ofSeconds(10)).until(() -> client.queueExists("retry.delay.2270ms"));
+		}
+	}
+
+	@Test
+	void guardianDeclaresDeletedTopologyAgainWithoutAReconnection() {
+		try (BrokerClient client = new BrokerClient()) {
+			client.deleteQueue("retry.delay.1170ms");
+			client.deleteQueue(PARKING_LOT);
+			assertThat(this.guardian.checkNow()).containsExactlyInAnyOrder("queue retry.delay.1170ms",
+					"queue " + PARKING_LOT);
+			assertThat(client.queueExists("retry.delay.1170ms")).isTrue();
+			assertThat(client.queueExists(PARKING_LOT)).isTrue();
+			assertThat(this.guardian.checkNow()).isEmpty();
 		}
 	}
 
