@@ -1,0 +1,196 @@
+package io.github.tieredretry.reliability;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The broker unreachable, at startup and in the middle of a retry storm, through proxies in front of
+ * the test broker (which other suites share, so it is never restarted here): the application starts,
+ * no message is acked without its forward confirmed, consumers pause instead of looping, and
+ * everything recovers when the broker is back.
+ */
+class BrokerOutageIntegrationTests {
+
+	static final IsolatedTopology topology = new IsolatedTopology();
+
+	static final String WORK = topology.queue("outage-work");
+
+	static final String LIMITED = topology.queue("limited");
+
+	static final String LIMITED_WITH_DEAD_LETTERS = topology.queue("limited-dlx");
+
+	static final String DEAD_LETTERS = topology.queue("dead-letters");
+
+	TcpProxy consumerProxy;
+
+	TcpProxy publisherProxy;
+
+	BrokerClient broker;
+
+	@BeforeEach
+	void startProxies() {
+		TestBroker upstream = TestBroker.get();
+		this.consumerProxy = new TcpProxy(upstream.host(), upstream.port());
+		this.publisherProxy = new TcpProxy(upstream.host(), upstream.port());
+		this.broker = new BrokerClient();
+	}
+
+	@AfterEach
+	void stopProxies() {
+		this.consumerProxy.close();
+		this.publisherProxy.close();
+		this.broker.close();
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		topology.delete(WORK, LIMITED, LIMITED_WITH_DEAD_LETTERS, DEAD_LETTERS);
+	}
+
+	@Test
+	void applicationStartsWithoutTheBrokerAndDeclaresTheRetryTopologyWhenItComesBack() {
+		// Tiers and queues of its own: nothing of the topology may exist before the broker comes back.
+		IsolatedTopology fresh = new IsolatedTopology();
+		String work = fresh.queue("late-work");
+		this.consumerProxy.cut();
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties(fresh, work))) {
+			assertThat(app.isRunning()).isTrue();
+			assertThat(this.broker.queueExists(fresh.shortTierQueue())).isFalse();
+
+			this.consumerProxy.restore();
+
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.broker.queueExists(work)
+					&& this.broker.queueExists(fresh.shortTierQueue()) && this.broker.queueExists(fresh.parkingLot()));
+			String id = publish(work, "fail-once");
+			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().successes(id) == 1);
+			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(0L, 1L);
+		}
+		finally {
+			fresh.delete(work);
+		}
+	}
+
+	@Test
+	void retryStormWhileForwardsCannotReachTheBrokerPausesConsumersAndLosesNothing() {
+		Map<String, Object> properties = properties();
+		properties.put("test.concurrency", 2);
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
+			this.publisherProxy.cut();
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 50; i++) {
+				ids.add(publish(WORK, "fail-once"));
+			}
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> !app.events().forwardFailures.isEmpty());
+			int before = app.deliveries().total();
+			// Consumers still receive, forwards cannot reach the broker: every failure waits out a pause
+			// before its message goes back, instead of spinning through redeliveries.
+			await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
+			int duringOutage = app.deliveries().total() - before;
+			assertThat(duringOutage).as("listener invocations in 4 s without forwarding").isLessThanOrEqualTo(40);
+			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isZero());
+			assertThat(this.broker.count(topology.shortTierQueue())).isZero();
+
+			this.publisherProxy.restore();
+
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) == 1));
+			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().of(id)).last()
+				.extracting(Deliveries.Delivery::retryCount)
+				.isEqualTo(1L));
+			assertThat(this.broker.count(topology.parkingLot())).isZero();
+		}
+	}
+
+	@Test
+	void retryStormThroughABrokerOutageRecoversWhenTheBrokerComesBack() {
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
+			List<String> ids = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				ids.add(publish(WORK, "fail-once"));
+			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().total() >= 50);
+
+			this.consumerProxy.cut();
+			await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> true);
+			this.consumerProxy.restore();
+
+			await().atMost(Duration.ofSeconds(90))
+				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) >= 1));
+			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			long duplicates = ids.stream().mapToLong((id) -> app.deliveries().successes(id) - 1).sum();
+			System.out.println("Retry storm through a broker outage: 200 messages, " + duplicates + " processed twice");
+		}
+	}
+
+	@Test
+	void quorumWorkQueueDeliveryLimitDropsAMessageWhoseForwardsKeepFailing() {
+		Map<String, Object> properties = properties();
+		properties.put("test.limited", LIMITED);
+		properties.put("test.limited-with-dead-letters", LIMITED_WITH_DEAD_LETTERS);
+		properties.put("test.dead-letters", DEAD_LETTERS);
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
+			this.publisherProxy.cut();
+			String dropped = publish(LIMITED, "fail-once");
+			String deadLettered = publish(LIMITED_WITH_DEAD_LETTERS, "fail-once");
+
+			// Each failed forward requeues the message, and the quorum queue counts every requeue as a
+			// delivery: past the limit the broker removes the message, whatever the application does.
+			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().count(dropped) == 3
+					&& app.deliveries().count(deadLettered) == 3 && this.broker.count(DEAD_LETTERS) == 1);
+			this.publisherProxy.restore();
+
+			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+				.until(() -> app.deliveries().count(dropped) == 3 && app.deliveries().successes(dropped) == 0);
+			assertThat(this.broker.count(LIMITED)).isZero();
+			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			assertThat(this.broker.drain(DEAD_LETTERS)).singleElement()
+				.satisfies((message) -> assertThat(message.properties().getMessageId()).isEqualTo(deadLettered));
+		}
+	}
+
+	private static Map<String, Object> properties() {
+		return properties(topology, WORK);
+	}
+
+	private static Map<String, Object> properties(IsolatedTopology topology, String workQueue) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("test.work", workQueue);
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.defaults.max-retries", 2);
+		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms");
+		properties.put("retry.publish.confirm-timeout", "2s");
+		properties.put("retry.publish.failure-initial-pause", "100ms");
+		properties.put("retry.publish.failure-max-pause", "500ms");
+		return properties;
+	}
+
+	private String publish(String queue, String script) {
+		String id = UUID.randomUUID().toString();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.deliveryMode(2)
+			.contentType("text/plain")
+			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.build();
+		this.broker.publish("", queue, properties, "payload".getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
+}

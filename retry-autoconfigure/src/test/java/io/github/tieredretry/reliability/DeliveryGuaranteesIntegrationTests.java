@@ -1,0 +1,162 @@
+package io.github.tieredretry.reliability;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestBroker;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What a listener can rely on: every message at least once; a second copy only in the two windows
+ * where the starter cannot know whether the broker has its forward (a confirm that never arrives, a
+ * connection lost between the confirm and the ack); retries overtaken by later messages; a
+ * per-message TTL that never cuts a retry short.
+ */
+class DeliveryGuaranteesIntegrationTests {
+
+	static final IsolatedTopology topology = new IsolatedTopology();
+
+	static final String WORK = topology.queue("guarantees-work");
+
+	TcpProxy consumerProxy;
+
+	TcpProxy publisherProxy;
+
+	BrokerClient broker;
+
+	@BeforeEach
+	void startProxies() {
+		TestBroker upstream = TestBroker.get();
+		this.consumerProxy = new TcpProxy(upstream.host(), upstream.port());
+		this.publisherProxy = new TcpProxy(upstream.host(), upstream.port());
+		this.broker = new BrokerClient();
+	}
+
+	@AfterEach
+	void stopProxies() {
+		this.consumerProxy.close();
+		this.publisherProxy.close();
+		this.broker.close();
+	}
+
+	@AfterAll
+	static void deleteQueues() {
+		topology.delete(WORK);
+	}
+
+	@Test
+	void forwardWhoseConfirmNeverArrivesLeavesTheOriginalInItsQueueSoTheRetryRunsTwice() {
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties())) {
+			// The forwarding connection is open and works...
+			String warmUp = publish("fail-once", null);
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(warmUp) == 1);
+
+			// ...then the network stalls on the way back: the forward reaches its tier, its confirm does not.
+			this.publisherProxy.freezeDownstream();
+			String id = publish("fail-once", null);
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().count(id) == 1);
+			await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+			this.publisherProxy.thaw();
+
+			await().atMost(Duration.ofSeconds(15)).until(() -> app.deliveries().successes(id) == 2);
+			assertThat(app.events().forwardFailures).filteredOn((event) -> id.equals(event.messageId()))
+				.singleElement()
+				.satisfies((event) -> assertThat(event.cause()).startsWith("No confirm within"));
+			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+				.until(() -> app.deliveries().successes(id) == 2);
+			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount)
+				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
+		}
+	}
+
+	@Test
+	void connectionLostBetweenTheConfirmAndTheAckRedeliversTheOriginalSoTheRetryRunsTwice() {
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties())) {
+			String id = UUID.randomUUID().toString();
+			AtomicBoolean crashed = new AtomicBoolean();
+			app.events().afterRetryScheduled = (event) -> {
+				if (id.equals(event.messageId()) && crashed.compareAndSet(false, true)) {
+					// Forward confirmed, original not yet acked: the consumer's connection dies now.
+					this.consumerProxy.cut();
+					this.consumerProxy.restore();
+				}
+			};
+			publish(id, "fail-once", null);
+
+			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().successes(id) == 2);
+			assertThat(crashed).isTrue();
+			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount)
+				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
+			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+				.until(() -> app.deliveries().successes(id) == 2);
+		}
+	}
+
+	@Test
+	void retriedMessageIsOvertakenByMessagesPublishedAfterIt() {
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
+			String first = publish("fail-once", null);
+			String second = publish("ok", null);
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(first) == 1);
+			assertThat(app.deliveries().firstSuccess(second)).isBefore(app.deliveries().firstSuccess(first));
+		}
+	}
+
+	@Test
+	void perMessageTtlShorterThanTheTierNeitherDropsNorHastensTheRetry() {
+		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
+			String id = publish("fail-once", "50");
+
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(id) == 1);
+			Deliveries.Delivery retry = app.deliveries().of(id).get(1);
+			assertThat(retry.properties().getExpiration()).isNull();
+			assertThat(retry.header(RetryHeaders.ORIGINAL_EXPIRATION)).hasToString("50");
+			assertThat(app.deliveries().gaps(id)).singleElement()
+				.satisfies((gap) -> assertThat(gap).isGreaterThanOrEqualTo(topology.shortTier()));
+		}
+	}
+
+	private static Map<String, Object> properties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("test.work", WORK);
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.defaults.max-retries", 2);
+		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms");
+		properties.put("retry.publish.confirm-timeout", "1s");
+		properties.put("retry.publish.failure-initial-pause", "100ms");
+		properties.put("retry.publish.failure-max-pause", "500ms");
+		return properties;
+	}
+
+	private String publish(String script, String expiration) {
+		String id = UUID.randomUUID().toString();
+		publish(id, script, expiration);
+		return id;
+	}
+
+	private void publish(String id, String script, String expiration) {
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.deliveryMode(2)
+			.contentType("text/plain")
+			.expiration(expiration)
+			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.build();
+		this.broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
+	}
+
+}

@@ -1,0 +1,372 @@
+package io.github.tieredretry.reliability;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.impl.AMQContentHeader;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Payloads the converter rejects and {@code retry-*} headers that come from outside with wrong types or
+ * values: none may crash the consumer, loop, hold a message beyond its policy, or grow the headers
+ * towards the broker's {@code frame_max}.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+@DirtiesContext
+class HostileInputIntegrationTests {
+
+	static final IsolatedTopology topology = new IsolatedTopology();
+
+	static final String SCRIPTED = topology.queue("scripted");
+
+	static final String SERIALIZED = topology.queue("serialized");
+
+	static final String TEXT = topology.queue("text");
+
+	static final String HUGE_ERRORS = topology.queue("huge-errors");
+
+	static final int MAX_RETRIES = 2;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.scripted", () -> SCRIPTED);
+		registry.add("test.serialized", () -> SERIALIZED);
+		registry.add("test.text", () -> TEXT);
+		registry.add("test.huge-errors", () -> HUGE_ERRORS);
+		registry.add("retry.parking-lot", topology::parkingLot);
+		registry.add("retry.tiers", topology::tiers);
+		registry.add("retry.defaults.max-retries", () -> MAX_RETRIES);
+		registry.add("retry.defaults.delays", () -> topology.shortTier().toMillis() + "ms");
+		registry.add("retry.headers.include-stack-trace", () -> "true");
+	}
+
+	@Autowired
+	Deliveries deliveries;
+
+	BrokerClient broker;
+
+	ParkedMessages parked;
+
+	@BeforeEach
+	void openClient() {
+		this.broker = new BrokerClient();
+		this.parked = new ParkedMessages(this.broker, topology.parkingLot());
+	}
+
+	@AfterEach
+	void closeClient() {
+		this.broker.close();
+	}
+
+	@Test
+	void bodyThatIsNotASerializedObjectIsParkedAtOnceAsNotRetryable() {
+		byte[] garbage = "definitely not java serialization".getBytes(StandardCharsets.UTF_8);
+		String id = publish(SERIALIZED, properties().contentType("application/x-java-serialized-object"), garbage);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
+		BrokerClient.Received parkedMessage = this.parked.single(id);
+		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parkedMessage.header(RetryHeaders.EXCEPTION)).endsWith("MessageConversionException");
+		assertThat(parkedMessage.header(RetryHeaders.COUNT)).isEqualTo("0");
+		assertThat(parkedMessage.body()).isEqualTo(garbage);
+		assertThat(parkedMessage.properties().getContentType()).isEqualTo("application/x-java-serialized-object");
+	}
+
+	@Test
+	void textInACharsetTheJvmDoesNotKnowIsParkedAtOnceAsNotRetryable() {
+		byte[] body = "caf\u00e9".getBytes(StandardCharsets.UTF_8);
+		String id = publish(TEXT, properties().contentType("text/plain").contentEncoding("x-no-such-charset"), body);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
+		BrokerClient.Received parkedMessage = this.parked.single(id);
+		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parkedMessage.header(RetryHeaders.EXCEPTION)).endsWith("MessageConversionException");
+		assertThat(parkedMessage.body()).isEqualTo(body);
+		assertThat(parkedMessage.properties().getContentEncoding()).isEqualTo("x-no-such-charset");
+	}
+
+	static Stream<Arguments> unusableRetryCounts() {
+		return Stream.of(Arguments.of("abc"), Arguments.of(-5), Arguments.of(-5L), Arguments.of("-5"),
+				Arguments.of(2.5d), Arguments.of("99999999999999999999999"), Arguments.of(""));
+	}
+
+	@ParameterizedTest(name = "retry-count {0}")
+	@MethodSource("unusableRetryCounts")
+	void retryCountThatIsNotAUsableNumberCountsAsNoRetryYet(Object retryCount) {
+		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("fail", retryCount)));
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
+		assertThat(this.deliveries.of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(0L, 1L, 2L);
+		BrokerClient.Received parkedMessage = this.parked.single(id);
+		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parkedMessage.header(RetryHeaders.COUNT)).isEqualTo(String.valueOf(MAX_RETRIES));
+	}
+
+	@Test
+	void hugeRetryCountParksAFailingMessageAtItsFirstFailureWithoutOverflowing() {
+		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("fail", Long.MAX_VALUE)));
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
+		assertThat(this.deliveries.count(id)).isOne();
+		BrokerClient.Received parkedMessage = this.parked.single(id);
+		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parkedMessage.header(RetryHeaders.COUNT)).isEqualTo(String.valueOf(Long.MAX_VALUE));
+	}
+
+	@Test
+	void hugeRetryCountDoesNotStopASucceedingMessage() {
+		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("ok", Long.MAX_VALUE)));
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.successes(id) == 1);
+		await().during(topology.longTier()).atMost(topology.longTier().plusSeconds(3))
+			.until(() -> this.deliveries.count(id) == 1 && !this.parked.contains(id));
+	}
+
+	@Test
+	void retryDueYearsAheadDoesNotHoldTheMessageBack() {
+		Map<String, Object> headers = ownRetryHeaders("ok", 1);
+		headers.put(RetryHeaders.DUE, Instant.now().plus(3650, ChronoUnit.DAYS).toEpochMilli());
+		Instant published = Instant.now();
+		String id = publish(SCRIPTED, textMessage(headers));
+
+		// Held back, it would wait at least one long tier (the largest) before the listener saw it.
+		await().atMost(topology.longTier().minusMillis(500)).until(() -> this.deliveries.successes(id) == 1);
+		assertThat(Duration.between(published, this.deliveries.firstSuccess(id))).isLessThan(topology.longTier());
+		assertThat(this.deliveries.of(id)).singleElement().extracting(Deliveries.Delivery::retryCount).isEqualTo(1L);
+	}
+
+	@Test
+	void retryDueYearsAheadGivesWayToThePolicysDelayWhenTheRetryFailsAgain() {
+		Map<String, Object> headers = ownRetryHeaders("fail", 1);
+		headers.put(RetryHeaders.DUE, Instant.now().plus(3650, ChronoUnit.DAYS).toEpochMilli());
+		String id = publish(SCRIPTED, textMessage(headers));
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
+		assertThat(this.deliveries.of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(1L, 2L);
+		assertThat(this.deliveries.gaps(id)).singleElement()
+			.satisfies((gap) -> assertThat(gap).isGreaterThanOrEqualTo(topology.shortTier())
+				.isLessThan(topology.longTier()));
+		assertThat(this.parked.single(id).headers()).doesNotContainKey(RetryHeaders.DUE);
+	}
+
+	static Stream<Arguments> malformedTimestamps() {
+		long future = Instant.now().plus(365, ChronoUnit.DAYS).toEpochMilli();
+		return Stream.of(Arguments.of(RetryHeaders.DUE, "tomorrow"), Arguments.of(RetryHeaders.DUE, -1L),
+				Arguments.of(RetryHeaders.DUE, Long.MAX_VALUE), Arguments.of(RetryHeaders.DUE, new byte[] { 1, 2 }),
+				Arguments.of(RetryHeaders.FIRST_FAILURE, future),
+				Arguments.of(RetryHeaders.FIRST_FAILURE, "yesterday"));
+	}
+
+	@ParameterizedTest(name = "{0} = {1}")
+	@MethodSource("malformedTimestamps")
+	void malformedRetryTimestampsNeitherDelayNorBreakTheListener(String header, Object value) {
+		Map<String, Object> headers = ownRetryHeaders("ok", 1);
+		headers.put(header, value);
+		String id = publish(SCRIPTED, textMessage(headers));
+
+		await().atMost(topology.longTier().minusMillis(500)).until(() -> this.deliveries.successes(id) == 1);
+		assertThat(this.deliveries.count(id)).isOne();
+	}
+
+	@Test
+	void oneMegabyteExceptionMessageAndItsStackTraceKeepTheHeadersFarBelowFrameMax() throws IOException {
+		String id = publish(HUGE_ERRORS, scripted("fail"));
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
+		BrokerClient.Received parkedMessage = this.parked.single(id);
+		assertThat(this.deliveries.count(id)).isEqualTo(1 + MAX_RETRIES);
+		String error = parkedMessage.header(RetryHeaders.ERROR);
+		String stackTrace = parkedMessage.header(RetryHeaders.STACK_TRACE);
+		assertThat(error).hasSizeLessThanOrEqualTo(1000).startsWith("\u20ac\u20ac").endsWith("...[truncated]");
+		assertThat(stackTrace).hasSizeLessThanOrEqualTo(8000)
+			.startsWith(HugeFailure.class.getName())
+			.endsWith("...[truncated]");
+		int frameMax = this.broker.channel().getConnection().getFrameMax();
+		int headerFrameSize = encodedHeaderFrameSize(parkedMessage);
+		assertThat(frameMax).isPositive();
+		// Every header, ours and the producer's, in one content-header frame: well under frame_max (the
+		// limits count characters; a 3-byte UTF-8 character is the worst case, about 27 KB in all).
+		assertThat(headerFrameSize).as("encoded content header of the parked message (frame_max %d)", frameMax)
+			.isLessThan(frameMax / 4)
+			.isLessThan(32 * 1024);
+	}
+
+	@Test
+	void stackTraceHeaderShowsWhereTheFailureHappenedEvenWhenItsMessageIsHuge() {
+		String id = publish(HUGE_ERRORS, scripted("fail"));
+
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
+		String stackTrace = this.parked.single(id).header(RetryHeaders.STACK_TRACE);
+		// A stack trace header made of nothing but the 1 MB message would say nothing about the failure.
+		assertThat(stackTrace).hasSizeLessThanOrEqualTo(8000)
+			.contains("\tat " + Listeners.class.getName() + ".deepFailure(");
+	}
+
+	private static int encodedHeaderFrameSize(BrokerClient.Received message) throws IOException {
+		return ((AMQContentHeader) message.properties()).toFrame(1, message.body().length).size();
+	}
+
+	private String publish(String queue, AMQP.BasicProperties.Builder properties) {
+		return publish(queue, properties, "payload".getBytes(StandardCharsets.UTF_8));
+	}
+
+	private String publish(String queue, AMQP.BasicProperties.Builder properties, byte[] body) {
+		String id = UUID.randomUUID().toString();
+		this.broker.publish("", queue, properties.messageId(id).build(), body);
+		return id;
+	}
+
+	private static AMQP.BasicProperties.Builder properties() {
+		return new AMQP.BasicProperties.Builder().deliveryMode(2);
+	}
+
+	private static AMQP.BasicProperties.Builder scripted(String script) {
+		return textMessage(Map.of(ScriptedListener.SCRIPT, script));
+	}
+
+	private static AMQP.BasicProperties.Builder textMessage(Map<String, Object> headers) {
+		return properties().contentType("text/plain").headers(headers);
+	}
+
+	/** Retry headers as if this starter had written them for the scripted queue, with a given count. */
+	private static Map<String, Object> ownRetryHeaders(String script, Object retryCount) {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put(ScriptedListener.SCRIPT, script);
+		headers.put(RetryHeaders.QUEUE, SCRIPTED);
+		headers.put(RetryHeaders.COUNT, retryCount);
+		headers.put(RetryHeaders.FIRST_FAILURE, Instant.now().minusSeconds(1).toEpochMilli());
+		return headers;
+	}
+
+	/** Thrown by the huge-errors listener: a 1 MB message, a 1 MB cause, and a deep stack. */
+	static class HugeFailure extends RuntimeException {
+
+		HugeFailure(String message, Throwable cause) {
+			super(message, cause);
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		QueueCleanup queueCleanup() {
+			return new QueueCleanup(topology, SCRIPTED, SERIALIZED, TEXT, HUGE_ERRORS);
+		}
+
+		@Bean
+		Deliveries deliveries() {
+			return new Deliveries();
+		}
+
+		@Bean
+		Queue scriptedQueue() {
+			return new Queue(SCRIPTED);
+		}
+
+		@Bean
+		Queue serializedQueue() {
+			return new Queue(SERIALIZED);
+		}
+
+		@Bean
+		Queue textQueue() {
+			return new Queue(TEXT);
+		}
+
+		@Bean
+		Queue hugeErrorsQueue() {
+			return new Queue(HUGE_ERRORS);
+		}
+
+		@Bean
+		Listeners listeners(Deliveries deliveries) {
+			return new Listeners(deliveries);
+		}
+
+	}
+
+	static class Listeners {
+
+		private final Deliveries deliveries;
+
+		private final ScriptedListener scripted;
+
+		Listeners(Deliveries deliveries) {
+			this.deliveries = deliveries;
+			this.scripted = new ScriptedListener(deliveries);
+		}
+
+		@RabbitListener(queues = "${test.scripted}")
+		@RetryableListener
+		void onScripted(Message message) {
+			this.scripted.handle(message);
+		}
+
+		@RabbitListener(queues = "${test.serialized}")
+		@RetryableListener
+		void onSerialized(java.util.Date date) {
+			throw new AssertionError("must not be invoked with " + date);
+		}
+
+		@RabbitListener(queues = "${test.text}")
+		@RetryableListener
+		void onText(String text) {
+			throw new AssertionError("must not be invoked with " + text);
+		}
+
+		@RabbitListener(queues = "${test.huge-errors}")
+		@RetryableListener
+		void onHugeErrors(Message message) {
+			this.deliveries.record(message, false);
+			throw deepFailure(200);
+		}
+
+		private static HugeFailure deepFailure(int depth) {
+			if (depth > 0) {
+				return deepFailure(depth - 1);
+			}
+			// 1 MB each, in a character that takes 3 bytes in UTF-8.
+			String megabyte = "\u20ac".repeat(1024 * 1024 / 3);
+			return new HugeFailure(megabyte, new UncheckedIOException(new IOException("cause: " + megabyte)));
+		}
+
+	}
+
+}

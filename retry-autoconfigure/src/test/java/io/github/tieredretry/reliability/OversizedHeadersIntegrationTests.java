@@ -1,0 +1,141 @@
+package io.github.tieredretry.reliability;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.impl.AMQContentHeader;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A message that arrives with headers close to the broker's {@code frame_max} (legal: the broker took
+ * it) and then fails: the failure headers the starter adds must not push the forward over the limit,
+ * or the forward can never succeed and the message circles between its queue and the listener forever.
+ * In a context of its own, closed afterwards, so that such a message cannot slow down other tests.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+@DirtiesContext
+class OversizedHeadersIntegrationTests {
+
+	static final IsolatedTopology topology = new IsolatedTopology();
+
+	static final String WORK = topology.queue("big-headers");
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.work", () -> WORK);
+		registry.add("retry.parking-lot", topology::parkingLot);
+		registry.add("retry.tiers", topology::tiers);
+		registry.add("retry.defaults.max-retries", () -> 1);
+		registry.add("retry.defaults.delays", () -> topology.shortTier().toMillis() + "ms");
+		registry.add("retry.headers.include-stack-trace", () -> "true");
+		registry.add("retry.publish.failure-initial-pause", () -> "100ms");
+		registry.add("retry.publish.failure-max-pause", () -> "500ms");
+	}
+
+	@Autowired
+	Deliveries deliveries;
+
+	@Test
+	void failingMessageWhoseOwnHeadersAlmostFillFrameMaxIsStillParked() throws IOException {
+		try (BrokerClient broker = new BrokerClient()) {
+			int frameMax = broker.channel().getConnection().getFrameMax();
+			String id = UUID.randomUUID().toString();
+			AMQP.BasicProperties properties = propertiesFilling(id, frameMax - 2_000);
+			broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
+
+			ParkedMessages parked = new ParkedMessages(broker, topology.parkingLot());
+			await().atMost(Duration.ofSeconds(20)).until(() -> parked.contains(id));
+			BrokerClient.Received parkedMessage = parked.single(id);
+			assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+			assertThat(parkedMessage.header("filler")).isEqualTo(properties.getHeaders().get("filler").toString());
+			assertThat(this.deliveries.count(id)).isEqualTo(2);
+		}
+	}
+
+	/** Properties whose encoded content header is about {@code size} bytes. */
+	private static AMQP.BasicProperties propertiesFilling(String id, int size) throws IOException {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put(ScriptedListener.SCRIPT, "fail");
+		headers.put("filler", "");
+		AMQP.BasicProperties empty = build(id, headers);
+		int overhead = ((AMQContentHeader) empty).toFrame(1, 7).size();
+		headers.put("filler", "x".repeat(size - overhead));
+		return build(id, headers);
+	}
+
+	private static AMQP.BasicProperties build(String id, Map<String, Object> headers) {
+		return new AMQP.BasicProperties.Builder().messageId(id)
+			.deliveryMode(2)
+			.contentType("text/plain")
+			.headers(new LinkedHashMap<>(headers))
+			.build();
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		QueueCleanup queueCleanup() {
+			return new QueueCleanup(topology, WORK);
+		}
+
+		@Bean
+		Deliveries deliveries() {
+			return new Deliveries();
+		}
+
+		@Bean
+		Queue workQueue() {
+			return new Queue(WORK);
+		}
+
+		@Bean
+		Listener listener(Deliveries deliveries) {
+			return new Listener(new ScriptedListener(deliveries));
+		}
+
+	}
+
+	static class Listener {
+
+		private final ScriptedListener scripted;
+
+		Listener(ScriptedListener scripted) {
+			this.scripted = scripted;
+		}
+
+		@RabbitListener(queues = "${test.work}")
+		@RetryableListener
+		void onMessage(Message message) {
+			this.scripted.handle(message);
+		}
+
+	}
+
+}

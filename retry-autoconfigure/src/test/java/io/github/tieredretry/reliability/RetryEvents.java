@@ -1,0 +1,48 @@
+package io.github.tieredretry.reliability;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import io.github.tieredretry.event.ForwardFailedEvent;
+import io.github.tieredretry.event.MessageParkedEvent;
+import io.github.tieredretry.event.RetryScheduledEvent;
+
+import org.springframework.context.event.EventListener;
+
+/**
+ * Records the starter's events, so that tests can see forwards fail and succeed.
+ */
+class RetryEvents {
+
+	final List<ForwardFailedEvent> forwardFailures = new CopyOnWriteArrayList<>();
+
+	final List<RetryScheduledEvent> scheduled = new CopyOnWriteArrayList<>();
+
+	final List<MessageParkedEvent> parked = new CopyOnWriteArrayList<>();
+
+	/** Runs on the consumer thread after a retry's forward is confirmed and before the container acks. */
+	volatile Consumer<RetryScheduledEvent> afterRetryScheduled = (event) -> {
+	};
+
+	@EventListener
+	void onForwardFailed(ForwardFailedEvent event) {
+		this.forwardFailures.add(event);
+	}
+
+	@EventListener
+	void onScheduled(RetryScheduledEvent event) {
+		this.scheduled.add(event);
+		this.afterRetryScheduled.accept(event);
+	}
+
+	@EventListener
+	void onParked(MessageParkedEvent event) {
+		this.parked.add(event);
+	}
+
+	long forwardFailuresOf(String messageId) {
+		return this.forwardFailures.stream().filter((event) -> messageId.equals(event.messageId())).count();
+	}
+
+}
