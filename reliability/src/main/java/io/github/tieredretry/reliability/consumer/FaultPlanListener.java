@@ -1,0 +1,43 @@
+package io.github.tieredretry.reliability.consumer;
+
+import io.github.tieredretry.annotation.RetryableListener;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+
+/**
+ * The retryable listener under test: follows each message's {@link FaultPlan} and journals a success
+ * before returning, so that the container acks only recorded work.
+ */
+public class FaultPlanListener {
+
+	private final OutcomeJournal journal;
+
+	public FaultPlanListener(OutcomeJournal journal) {
+		this.journal = journal;
+	}
+
+	@RabbitListener(id = "fault-run", queues = "${fault-run.queue}", concurrency = "${fault-run.concurrency:4}")
+	@RetryableListener(noRetryOn = PermanentFailureException.class)
+	public void onMessage(Message message) {
+		MessageProperties properties = message.getMessageProperties();
+		String id = properties.getMessageId();
+		FaultPlan plan = FaultPlan.parse(properties.getHeaders().get(FaultPlan.HEADER));
+		long retryCount = properties.getRetryCount();
+		switch (plan.behaviour()) {
+			case SUCCEED -> this.journal.processed(id);
+			case FAIL_THEN_SUCCEED -> {
+				if (retryCount < plan.failures()) {
+					throw new TransientFailureException("Scripted failure " + (retryCount + 1) + " of "
+							+ plan.failures() + " for " + id);
+				}
+				this.journal.processed(id);
+			}
+			case NEVER_SUCCEED -> throw new TransientFailureException("Scripted failure for " + id
+					+ " (never succeeds), retry " + retryCount);
+			case NOT_RETRYABLE -> throw new PermanentFailureException("Scripted permanent failure for " + id);
+		}
+	}
+
+}

@@ -1,0 +1,20 @@
+package io.github.tieredretry.reliability.broker;
+
+/**
+ * The outcome of a broker command line ({@code rabbitmqctl ...}).
+ *
+ * @param command the command, for messages
+ * @param exitCode its exit code
+ * @param output its standard output and error
+ */
+record CommandResult(String command, int exitCode, String output) {
+
+	CommandResult requireSuccess() {
+		if (this.exitCode != 0) {
+			throw new IllegalStateException("'" + this.command + "' failed with exit code " + this.exitCode + ":\n"
+					+ this.output);
+		}
+		return this;
+	}
+
+}

@@ -1,0 +1,120 @@
+package io.github.tieredretry.reliability.broker;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.github.tieredretry.testsupport.TestBroker;
+import org.testcontainers.containers.Container;
+import org.testcontainers.rabbitmq.RabbitMQContainer;
+
+/**
+ * The harness's broker in a Testcontainers container, when Docker works. Faults run {@code rabbitmqctl}
+ * inside the container: {@code stop_app}/{@code start_app} restart the broker without replacing the
+ * container, so its data and its mapped port survive (a new container would get a new port and lose the
+ * queues, which is a different experiment).
+ */
+public final class ContainerRabbitNode implements HarnessBroker {
+
+	private final RabbitMQContainer container;
+
+	private ContainerRabbitNode(RabbitMQContainer container) {
+		this.container = container;
+	}
+
+	public static ContainerRabbitNode start() {
+		RabbitMQContainer container = new RabbitMQContainer(TestBroker.IMAGE);
+		container.start();
+		return new ContainerRabbitNode(container);
+	}
+
+	@Override
+	public String description() {
+		return "container " + TestBroker.IMAGE + " on " + host() + ":" + port();
+	}
+
+	@Override
+	public String host() {
+		return this.container.getHost();
+	}
+
+	@Override
+	public int port() {
+		return this.container.getAmqpPort();
+	}
+
+	@Override
+	public String username() {
+		return this.container.getAdminUsername();
+	}
+
+	@Override
+	public String password() {
+		return this.container.getAdminPassword();
+	}
+
+	@Override
+	public void createVirtualHost(String vhost) {
+		ctl("add_vhost", vhost).requireSuccess();
+		ctl("set_permissions", "-p", vhost, username(), ".*", ".*", ".*").requireSuccess();
+	}
+
+	@Override
+	public void closeAllConnections(String vhost, String reason) {
+		ctl("close_all_connections", "-p", vhost, reason).requireSuccess();
+	}
+
+	@Override
+	public void restartApplication() {
+		ctl("stop_app").requireSuccess();
+		ctl("start_app").requireSuccess();
+		ctl("await_startup").requireSuccess();
+	}
+
+	@Override
+	public void crashAndRestart() {
+		throw new UnsupportedOperationException("A broker crash needs a local RabbitMQ node: killing the "
+				+ "container's broker process stops the container. Run with rabbitmq-server installed.");
+	}
+
+	@Override
+	public Map<String, Long> queueDepths(String vhost) {
+		String output = ctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers", "--quiet")
+			.requireSuccess()
+			.output();
+		Map<String, Long> depths = new LinkedHashMap<>();
+		for (String line : output.split("\n")) {
+			String[] columns = line.strip().split("\\s+");
+			if (columns.length == 2 && columns[1].matches("\\d+")) {
+				depths.put(columns[0], Long.parseLong(columns[1]));
+			}
+		}
+		return depths;
+	}
+
+	private CommandResult ctl(String... arguments) {
+		List<String> command = new ArrayList<>();
+		command.add("rabbitmqctl");
+		command.addAll(List.of(arguments));
+		try {
+			Container.ExecResult result = this.container.execInContainer(command.toArray(String[]::new));
+			return new CommandResult(String.join(" ", command), result.getExitCode(),
+					result.getStdout() + result.getStderr());
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot run " + command + " in the harness container", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running " + command, ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		this.container.stop();
+	}
+
+}

@@ -1,0 +1,99 @@
+package io.github.tieredretry.reliability.broker;
+
+import java.util.Map;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+
+/**
+ * A RabbitMQ node that belongs to the fault run alone: the harness restarts it and closes all of its
+ * connections, which it must never do to a broker that anyone else uses.
+ */
+public interface HarnessBroker extends AutoCloseable {
+
+	/**
+	 * A short description for the report, e.g. {@code local node tiered-retry-harness-42@localhost}.
+	 * @return the description
+	 */
+	String description();
+
+	String host();
+
+	int port();
+
+	String username();
+
+	String password();
+
+	/**
+	 * Create a virtual host (one per run, so that classic and quorum tiers of the same name can coexist)
+	 * and give the harness user full permissions on it.
+	 * @param vhost the virtual host
+	 */
+	void createVirtualHost(String vhost);
+
+	/**
+	 * Close every client connection of a virtual host ({@code rabbitmqctl close_all_connections}).
+	 * @param vhost the virtual host
+	 * @param reason the reason the clients are told
+	 */
+	void closeAllConnections(String vhost, String reason);
+
+	/**
+	 * Restart the RabbitMQ application ({@code rabbitmqctl stop_app}, then {@code start_app}) and wait
+	 * until it accepts connections again. Durable queues and persistent messages survive.
+	 */
+	void restartApplication();
+
+	/**
+	 * Kill the broker without a clean shutdown (SIGKILL: nothing flushed, nothing handed over) and start it
+	 * again, like a crashed node coming back.
+	 * @throws UnsupportedOperationException when this broker cannot be crashed
+	 */
+	void crashAndRestart();
+
+	/**
+	 * Messages (ready and unacknowledged) per queue of a virtual host.
+	 * @param vhost the virtual host
+	 * @return queue name to message count
+	 */
+	Map<String, Long> queueDepths(String vhost);
+
+	/**
+	 * A plain AMQP client connection factory for a virtual host, without automatic recovery.
+	 * @param vhost the virtual host
+	 * @return the factory
+	 */
+	default ConnectionFactory connectionFactory(String vhost) {
+		ConnectionFactory factory = new ConnectionFactory();
+		factory.setHost(host());
+		factory.setPort(port());
+		factory.setUsername(username());
+		factory.setPassword(password());
+		factory.setVirtualHost(vhost);
+		factory.setAutomaticRecoveryEnabled(false);
+		factory.setConnectionTimeout(5000);
+		return factory;
+	}
+
+	/**
+	 * Open a plain AMQP client connection.
+	 * @param vhost the virtual host
+	 * @param name the connection's name, shown by the broker
+	 * @return the connection
+	 */
+	default Connection connect(String vhost, String name) {
+		try {
+			return connectionFactory(vhost).newConnection(name);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Cannot connect to the harness broker at " + host() + ":" + port()
+					+ " (vhost " + vhost + "): " + ex.getMessage(), ex);
+		}
+	}
+
+	/** Stop the node and release everything it holds. */
+	@Override
+	void close();
+
+}

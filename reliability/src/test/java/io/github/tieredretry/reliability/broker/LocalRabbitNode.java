@@ -1,0 +1,351 @@
+package io.github.tieredretry.reliability.broker;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A RabbitMQ node of the harness's own, started from the locally installed {@code rabbitmq-server} as
+ * the current user, with everything it writes under the build directory:
+ * <ul>
+ * <li>its own node name ({@code tiered-retry-harness-<pid>@localhost}), AMQP port and distribution port
+ * (both free ports picked at start), so it can run next to a developer's broker on 5672, and next to
+ * another build's harness node;</li>
+ * <li>its own configuration, plugins, Mnesia, log and pid files, Erlang cookie ({@code HOME}) and an
+ * empty {@code rabbitmq-env.conf}, so that nothing of the system broker's configuration applies.</li>
+ * </ul>
+ * Every {@code rabbitmqctl} call names this node explicitly: the faults can never reach another broker.
+ */
+public final class LocalRabbitNode implements HarnessBroker {
+
+	/** Every harness node's name starts with this; fault commands refuse any other node. */
+	static final String NODE_PREFIX = "tiered-retry-harness-";
+
+	private static final String USER = "guest";
+
+	/** Where distributions install the scripts, most specific first (the Debian wrapper in /usr/sbin last). */
+	private static final List<String> SCRIPT_DIRECTORIES = List.of("/usr/lib/rabbitmq/bin", "/usr/local/sbin",
+			"/opt/rabbitmq/sbin", "/usr/local/opt/rabbitmq/sbin", "/opt/homebrew/opt/rabbitmq/sbin", "/usr/sbin");
+
+	private static final long COMMAND_TIMEOUT_SECONDS = 120;
+
+	private final Path scripts;
+
+	private final Path base;
+
+	private final String node;
+
+	private final int amqpPort;
+
+	private final Map<String, String> environment;
+
+	private final Thread killOnExit;
+
+	private LocalRabbitNode(Path scripts, Path base, String node, int amqpPort, Map<String, String> environment) {
+		this.scripts = scripts;
+		this.base = base;
+		this.node = node;
+		this.amqpPort = amqpPort;
+		this.environment = environment;
+		// A detached node outlives the JVM that started it: a harness killed mid-run must not leave it behind.
+		this.killOnExit = new Thread(this::killNodeProcess, "kill-" + node);
+	}
+
+	/**
+	 * The directory holding {@code rabbitmq-server} and {@code rabbitmqctl}: system property
+	 * {@code reliability.rabbitmq-scripts}, else the usual installation directories, else the {@code PATH}.
+	 * @return the directory, if RabbitMQ is installed
+	 */
+	public static Optional<Path> findScripts() {
+		List<String> candidates = new ArrayList<>();
+		String configured = System.getProperty("reliability.rabbitmq-scripts");
+		if (configured != null && !configured.isBlank()) {
+			candidates.add(configured);
+		}
+		candidates.addAll(SCRIPT_DIRECTORIES);
+		String path = System.getenv("PATH");
+		if (path != null) {
+			candidates.addAll(List.of(path.split(File.pathSeparator)));
+		}
+		return candidates.stream()
+			.map(Path::of)
+			.filter((dir) -> Files.isExecutable(dir.resolve("rabbitmq-server"))
+					&& Files.isExecutable(dir.resolve("rabbitmqctl")))
+			.findFirst();
+	}
+
+	/**
+	 * Start a node and wait until it accepts connections.
+	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @return the running node
+	 */
+	public static LocalRabbitNode start(Path scripts, Path workDirectory) {
+		String shortName = NODE_PREFIX + ProcessHandle.current().pid();
+		String node = shortName + "@localhost";
+		Path base = workDirectory.resolve(shortName).toAbsolutePath();
+		int amqpPort = freePort();
+		int distributionPort = freePort();
+		while (distributionPort == amqpPort) {
+			distributionPort = freePort();
+		}
+		Map<String, String> environment;
+		try {
+			deleteRecursively(base);
+			Path home = Files.createDirectories(base.resolve("home"));
+			Files.createDirectories(base.resolve("mnesia"));
+			Files.createDirectories(base.resolve("log"));
+			Files.writeString(base.resolve("rabbitmq.conf"), "listeners.tcp.1 = 127.0.0.1:" + amqpPort + "\n");
+			Files.writeString(base.resolve("enabled_plugins"), "[].\n");
+			Files.writeString(base.resolve("rabbitmq-env.conf"), "");
+			writeCookie(home.resolve(".erlang.cookie"));
+			environment = new LinkedHashMap<>();
+			environment.put("HOME", home.toString());
+			environment.put("RABBITMQ_NODENAME", node);
+			environment.put("RABBITMQ_NODE_IP_ADDRESS", "127.0.0.1");
+			environment.put("RABBITMQ_NODE_PORT", String.valueOf(amqpPort));
+			environment.put("RABBITMQ_DIST_PORT", String.valueOf(distributionPort));
+			environment.put("RABBITMQ_CONF_ENV_FILE", base.resolve("rabbitmq-env.conf").toString());
+			environment.put("RABBITMQ_CONFIG_FILE", base.resolve("rabbitmq.conf").toString());
+			environment.put("RABBITMQ_ADVANCED_CONFIG_FILE", base.resolve("advanced.config").toString());
+			environment.put("RABBITMQ_ENABLED_PLUGINS_FILE", base.resolve("enabled_plugins").toString());
+			environment.put("RABBITMQ_MNESIA_BASE", base.resolve("mnesia").toString());
+			environment.put("RABBITMQ_LOG_BASE", base.resolve("log").toString());
+			environment.put("RABBITMQ_PID_FILE", base.resolve("node.pid").toString());
+			environment.put("RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-kernel inet_dist_use_interface {127,0,0,1}");
+			environment.put("ERL_EPMD_ADDRESS", "127.0.0.1");
+			environment.put("ERL_CRASH_DUMP", base.resolve("erl_crash.dump").toString());
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot prepare the harness node's directory " + base, ex);
+		}
+		LocalRabbitNode rabbit = new LocalRabbitNode(scripts, base, node, amqpPort, environment);
+		Runtime.getRuntime().addShutdownHook(rabbit.killOnExit);
+		rabbit.run(List.of(scripts.resolve("rabbitmq-server").toString(), "-detached"));
+		CommandResult started = rabbit.ctl("wait", base.resolve("node.pid").toString(), "--timeout", "120");
+		if (started.exitCode() != 0) {
+			String log = rabbit.logTail();
+			rabbit.close();
+			throw new IllegalStateException("The harness's RabbitMQ node " + node + " did not start ("
+					+ started.output().strip() + ").\nNode log (" + base.resolve("log") + "):\n" + log);
+		}
+		return rabbit;
+	}
+
+	@Override
+	public String description() {
+		return "local node " + this.node + " on 127.0.0.1:" + this.amqpPort + " (" + this.scripts + ")";
+	}
+
+	@Override
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	@Override
+	public int port() {
+		return this.amqpPort;
+	}
+
+	@Override
+	public String username() {
+		return USER;
+	}
+
+	@Override
+	public String password() {
+		return USER;
+	}
+
+	@Override
+	public void createVirtualHost(String vhost) {
+		ctl("add_vhost", vhost).requireSuccess();
+		ctl("set_permissions", "-p", vhost, USER, ".*", ".*", ".*").requireSuccess();
+	}
+
+	@Override
+	public void closeAllConnections(String vhost, String reason) {
+		ctl("close_all_connections", "-p", vhost, reason).requireSuccess();
+	}
+
+	@Override
+	public void restartApplication() {
+		ctl("stop_app").requireSuccess();
+		ctl("start_app").requireSuccess();
+		ctl("await_startup").requireSuccess();
+	}
+
+	@Override
+	public void crashAndRestart() {
+		Path pidFile = this.base.resolve("node.pid");
+		killNodeProcess();
+		try {
+			Files.deleteIfExists(pidFile);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		run(List.of(this.scripts.resolve("rabbitmq-server").toString(), "-detached"));
+		ctl("wait", pidFile.toString(), "--timeout", "120").requireSuccess();
+	}
+
+	@Override
+	public Map<String, Long> queueDepths(String vhost) {
+		String output = ctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers", "--quiet")
+			.requireSuccess()
+			.output();
+		Map<String, Long> depths = new LinkedHashMap<>();
+		for (String line : output.split("\n")) {
+			String[] columns = line.strip().split("\\s+");
+			if (columns.length == 2 && columns[1].matches("\\d+")) {
+				depths.put(columns[0], Long.parseLong(columns[1]));
+			}
+		}
+		return depths;
+	}
+
+	@Override
+	public void close() {
+		try {
+			ctl("stop", this.base.resolve("node.pid").toString());
+		}
+		finally {
+			killNodeProcess();
+			try {
+				Runtime.getRuntime().removeShutdownHook(this.killOnExit);
+			}
+			catch (IllegalStateException ex) {
+				// Already shutting down: the hook runs anyway.
+			}
+		}
+	}
+
+	/**
+	 * Run {@code rabbitmqctl} against this node, and this node only.
+	 * @param arguments the command and its arguments
+	 * @return the result
+	 */
+	CommandResult ctl(String... arguments) {
+		if (!this.node.startsWith(NODE_PREFIX)) {
+			throw new IllegalStateException("Refusing to run rabbitmqctl against " + this.node);
+		}
+		List<String> command = new ArrayList<>();
+		command.add(this.scripts.resolve("rabbitmqctl").toString());
+		command.add("-n");
+		command.add(this.node);
+		command.addAll(List.of(arguments));
+		return run(command);
+	}
+
+	private CommandResult run(List<String> command) {
+		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+		builder.environment().putAll(this.environment);
+		builder.directory(this.base.toFile());
+		String description = String.join(" ", command);
+		try {
+			Path output = Files.createTempFile(this.base, "command-", ".out");
+			builder.redirectOutput(output.toFile());
+			Process process = builder.start();
+			if (!process.waitFor(COMMAND_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+				return new CommandResult(description, -1, "timed out after " + COMMAND_TIMEOUT_SECONDS + " s");
+			}
+			String text = Files.readString(output, StandardCharsets.UTF_8);
+			Files.deleteIfExists(output);
+			return new CommandResult(description, process.exitValue(), text);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot run '" + description + "'", ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while running '" + description + "'", ex);
+		}
+	}
+
+	private void killNodeProcess() {
+		Path pidFile = this.base.resolve("node.pid");
+		try {
+			if (Files.exists(pidFile)) {
+				long pid = Long.parseLong(Files.readString(pidFile).strip());
+				ProcessHandle.of(pid)
+					.filter((process) -> process.info().command().map((command) -> command.contains("beam"))
+						.orElse(true))
+					.ifPresent((process) -> {
+						process.destroyForcibly();
+						process.onExit().orTimeout(30, TimeUnit.SECONDS).join();
+					});
+			}
+		}
+		catch (IOException | NumberFormatException | CompletionException ex) {
+			// Nothing left to kill.
+		}
+	}
+
+	private String logTail() {
+		try (Stream<Path> logs = Files.list(this.base.resolve("log"))) {
+			StringBuilder tail = new StringBuilder();
+			for (Path log : logs.filter((file) -> file.toString().endsWith(".log")).toList()) {
+				List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
+				tail.append("--- ").append(log.getFileName()).append('\n');
+				lines.subList(Math.max(0, lines.size() - 40), lines.size())
+					.forEach((line) -> tail.append(line).append('\n'));
+			}
+			return tail.toString();
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
+	}
+
+	private static void writeCookie(Path cookie) throws IOException {
+		// Written before the node starts, so that the node and the CLI never race to create it.
+		SecureRandom random = new SecureRandom();
+		StringBuilder value = new StringBuilder();
+		for (int i = 0; i < 32; i++) {
+			value.append((char) ('A' + random.nextInt(26)));
+		}
+		Files.writeString(cookie, value);
+		Files.setPosixFilePermissions(cookie, Set.of(PosixFilePermission.OWNER_READ));
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0)) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private static void deleteRecursively(Path directory) throws IOException {
+		if (!Files.exists(directory)) {
+			return;
+		}
+		try (Stream<Path> paths = Files.walk(directory)) {
+			for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+				if (!Files.isWritable(path)) {
+					path.toFile().setWritable(true);
+				}
+				Files.delete(path);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.github.tieredretry.reliability.faultrun;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.github.tieredretry.reliability.consumer.FaultPlan;
+import io.github.tieredretry.topology.QueueType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The accounting of a fault run: every message must be processed (journaled by the consumer) or parked
+ * with the reason its plan calls for.
+ *
+ * @param queueType the run's queue type
+ * @param broker the broker it ran against
+ * @param messages messages published
+ * @param plan messages per planned behaviour
+ * @param processedMessages messages processed at least once
+ * @param processedRecords processing records, duplicates included
+ * @param parkedMessages messages parked at least once
+ * @param parkedCopies parked copies, duplicates included, by reason
+ * @param lost messages neither processed nor parked
+ * @param lostExamples a few lost messages, with their plan
+ * @param wrongOutcome messages processed or parked against their plan (or parked for the wrong reason)
+ * @param wrongExamples a few of those
+ * @param duplicates copies beyond the first outcome of each message
+ * @param producerResends messages the producer published again because a batch was not confirmed
+ * @param foreignParked parked messages that are not the run's
+ * @param stillQueued messages left in the work queue and tiers at the end
+ * @param faults the faults applied, in order
+ * @param consumerIncarnations how many consumer processes ran
+ * @param stalled why the run stopped waiting early, or {@code null}
+ * @param elapsed from the first publish to the last outcome
+ */
+record FaultRunReport(QueueType queueType, String broker, int messages, Map<FaultPlan.Behaviour, Integer> plan,
+		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int lost,
+		List<String> lostExamples, int wrongOutcome, List<String> wrongExamples, long duplicates, long producerResends,
+		long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults, int consumerIncarnations,
+		@Nullable String stalled, Duration elapsed) {
+
+	long count(FaultRun.FaultType type) {
+		return this.faults.stream().filter((fault) -> fault.type() == type).count();
+	}
+
+	long brokerFaults() {
+		return count(FaultRun.FaultType.RESTART_BROKER) + count(FaultRun.FaultType.CRASH_BROKER);
+	}
+
+	String format() {
+		List<String> lines = new ArrayList<>();
+		lines.add("");
+		lines.add("=== Fault run: " + this.queueType.name().toLowerCase(Locale.ROOT) + " tiers, " + this.messages
+				+ " messages, " + this.broker + " ===");
+		lines.add(String.format(
+				"plan         : %d succeed, %d fail 1-3 times then succeed, %d never succeed, %d not retryable",
+				this.plan.getOrDefault(FaultPlan.Behaviour.SUCCEED, 0),
+				this.plan.getOrDefault(FaultPlan.Behaviour.FAIL_THEN_SUCCEED, 0),
+				this.plan.getOrDefault(FaultPlan.Behaviour.NEVER_SUCCEED, 0),
+				this.plan.getOrDefault(FaultPlan.Behaviour.NOT_RETRYABLE, 0)));
+		lines.add(String.format(
+				"faults       : connections closed %dx, consumer SIGKILLed %dx (%d consumer JVMs), broker restarted %dx%s",
+				count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS), count(FaultRun.FaultType.KILL_CONSUMER),
+				this.consumerIncarnations, brokerFaults(),
+				(count(FaultRun.FaultType.CRASH_BROKER) > 0) ? " (crash: SIGKILL)" : " (stop_app/start_app)"));
+		for (FaultRun.AppliedFault fault : this.faults) {
+			lines.add(String.format("               %7.1f s  %-26s after %d outcomes",
+					fault.at().toMillis() / 1000.0, fault.type().description(), fault.outcomesBefore()));
+		}
+		lines.add(String.format("processed    : %d messages (%d records)", this.processedMessages,
+				this.processedRecords));
+		lines.add(String.format("parked       : %d messages (copies by reason: %s)", this.parkedMessages,
+				new TreeMap<>(this.parkedCopies)));
+		lines.add(String.format("LOST         : %d%s", this.lost,
+				this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
+		lines.add(String.format("wrong outcome: %d%s", this.wrongOutcome,
+				this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
+		lines.add(String.format("duplicates   : %d (allowed: at-least-once); producer re-sent %d", this.duplicates,
+				this.producerResends));
+		if (this.foreignParked > 0 || this.stillQueued > 0) {
+			lines.add(String.format("other        : %d foreign parked messages, %d messages still queued",
+					this.foreignParked, this.stillQueued));
+		}
+		if (this.stalled != null) {
+			lines.add("stalled      : " + this.stalled);
+		}
+		lines.add(String.format("elapsed      : %.1f s", this.elapsed.toMillis() / 1000.0));
+		return String.join(System.lineSeparator(), lines);
+	}
+
+}

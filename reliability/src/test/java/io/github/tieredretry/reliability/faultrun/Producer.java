@@ -1,0 +1,186 @@
+package io.github.tieredretry.reliability.faultrun;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.reliability.consumer.FaultPlan;
+import org.jspecify.annotations.Nullable;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Publishes the run's messages in confirmed, mandatory batches, and survives the faults: a batch that
+ * was not confirmed in full (connection closed, broker restarting, returned) is published again on a
+ * new connection. Such re-sends can duplicate a message, never lose one, and are counted.
+ * <p>
+ * The producer stays at most a window of messages ahead of the consumer's outcomes, so that publishing
+ * goes on while the faults happen rather than finishing before the first one.
+ */
+final class Producer implements Runnable {
+
+	private static final int BATCH = 200;
+
+	private final HarnessBroker broker;
+
+	private final String vhost;
+
+	private final String queue;
+
+	private final FaultPlans plans;
+
+	private final LongSupplier outcomes;
+
+	private final int window;
+
+	private final AtomicBoolean stopped = new AtomicBoolean();
+
+	private volatile int confirmed;
+
+	private volatile long resent;
+
+	private volatile @Nullable Throwable failure;
+
+	private @Nullable Connection connection;
+
+	private @Nullable Channel channel;
+
+	private final AtomicBoolean returned = new AtomicBoolean();
+
+	Producer(HarnessBroker broker, String vhost, String queue, FaultPlans plans, LongSupplier outcomes, int window) {
+		this.broker = broker;
+		this.vhost = vhost;
+		this.queue = queue;
+		this.plans = plans;
+		this.outcomes = outcomes;
+		this.window = window;
+	}
+
+	@Override
+	public void run() {
+		try {
+			for (int start = 0; start < this.plans.size() && !this.stopped.get(); start += BATCH) {
+				int end = Math.min(start + BATCH, this.plans.size());
+				await().forever()
+					.pollInSameThread()
+					.pollInterval(Duration.ofMillis(20))
+					.until(() -> this.stopped.get() || end - this.outcomes.getAsLong() <= this.window);
+				publishConfirmed(start, end);
+			}
+		}
+		catch (RuntimeException | Error ex) {
+			this.failure = ex;
+		}
+		finally {
+			disconnect();
+		}
+	}
+
+	private void publishConfirmed(int start, int end) {
+		boolean firstTry = true;
+		while (!this.stopped.get()) {
+			if (!firstTry) {
+				this.resent += end - start;
+			}
+			firstTry = false;
+			try {
+				Channel current = channel();
+				this.returned.set(false);
+				for (int index = start; index < end; index++) {
+					current.basicPublish("", this.queue, true, properties(index),
+							("order " + index).getBytes(StandardCharsets.UTF_8));
+				}
+				current.waitForConfirmsOrDie(30_000);
+				if (!this.returned.get()) {
+					this.confirmed = end;
+					return;
+				}
+			}
+			catch (IOException | TimeoutException | ShutdownSignalException ex) {
+				// Not confirmed in full: publish the whole batch again on a new connection.
+				disconnect();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Producer interrupted", ex);
+			}
+		}
+	}
+
+	private AMQP.BasicProperties properties(int index) {
+		FaultPlan plan = this.plans.of(index);
+		return new AMQP.BasicProperties.Builder().messageId(FaultPlans.messageId(index))
+			.contentType("text/plain")
+			.deliveryMode(2)
+			.headers(Map.of(FaultPlan.HEADER, plan.headerValue()))
+			.build();
+	}
+
+	private Channel channel() {
+		Channel current = this.channel;
+		if (current != null && current.isOpen()) {
+			return current;
+		}
+		disconnect();
+		// The broker may be restarting: keep trying for as long as a restart can take.
+		await().atMost(Duration.ofMinutes(3))
+			.pollInSameThread()
+			.pollInterval(Duration.ofMillis(250))
+			.ignoreExceptions()
+			.until(() -> {
+				Connection opened = this.broker.connect(this.vhost, "fault-run-producer");
+				Channel created = opened.createChannel();
+				created.confirmSelect();
+				created.addReturnListener((returnMessage) -> this.returned.set(true));
+				this.connection = opened;
+				this.channel = created;
+				return true;
+			});
+		return this.channel;
+	}
+
+	private void disconnect() {
+		Connection current = this.connection;
+		this.connection = null;
+		this.channel = null;
+		if (current != null) {
+			try {
+				current.abort(2000);
+			}
+			catch (RuntimeException ex) {
+				// Gone already.
+			}
+		}
+	}
+
+	void stop() {
+		this.stopped.set(true);
+	}
+
+	/**
+	 * Messages published and confirmed, counting from the first: when it equals the run's size, the
+	 * producer is done.
+	 * @return the count
+	 */
+	int confirmed() {
+		return this.confirmed;
+	}
+
+	long resent() {
+		return this.resent;
+	}
+
+	@Nullable Throwable failure() {
+		return this.failure;
+	}
+
+}
