@@ -2,21 +2,17 @@ package io.github.tieredretry.listener;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.UUID;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
-import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.Script;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -49,19 +45,22 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class ContainerVariantsIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("variants");
 
-	static final String DIRECT_QUEUE = "variants-direct-" + ID;
+	static final String ID = queues.id();
 
-	static final String CUSTOM_QUEUE = "variants-custom-" + ID;
+	static final String DIRECT_QUEUE = queues.name("direct");
 
-	static final String CLASS_LEVEL_QUEUE = "variants-class-" + ID;
+	static final String CUSTOM_QUEUE = queues.name("custom");
 
-	static final String IMMEDIATE_QUEUE = "variants-immediate-" + ID;
+	static final String CLASS_LEVEL_QUEUE = queues.name("class");
 
-	static final String TIMEOUT_QUEUE = "variants-timeout-" + ID;
+	static final String IMMEDIATE_QUEUE = queues.name("immediate");
 
-	static final String PARKING_LOT = "variants-parking-" + ID;
+	static final String TIMEOUT_QUEUE = queues.name("timeout");
+
+	static final String PARKING_LOT = queues.name("parking");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -87,76 +86,58 @@ class ContainerVariantsIntegrationTests {
 	@Autowired
 	RabbitListenerEndpointRegistry endpoints;
 
-	BrokerClient broker;
 
-	ParkingLot parkingLot;
 
-	@BeforeEach
-	void openClient() {
-		this.broker = new BrokerClient();
-		this.parkingLot = new ParkingLot(this.broker, PARKING_LOT);
-	}
 
-	@AfterEach
-	void closeClient() {
-		this.broker.close();
-	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(DIRECT_QUEUE, CUSTOM_QUEUE, CLASS_LEVEL_QUEUE, IMMEDIATE_QUEUE, TIMEOUT_QUEUE, PARKING_LOT)
-				.forEach(client::deleteQueue);
-		}
-	}
 
 	@Test
 	void directContainerRetriesThroughTiersAndParksAfterTheLastRetry() {
 		assertThat(this.endpoints.getListenerContainer("direct-" + ID)).isInstanceOf(DirectMessageListenerContainer.class);
-		String recovering = Messages.publish(this.broker, "", DIRECT_QUEUE, "fail:2");
-		String failing = Messages.publish(this.broker, "", DIRECT_QUEUE, "always");
+		String recovering = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "fail:2");
+		String failing = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "always");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(recovering));
 		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 1L, 2L);
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.parkingLot.find(failing) != null);
-		assertThat(this.parkingLot.find(failing).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(failing) != null);
+		assertThat(queues.parkingLot(PARKING_LOT).find(failing).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(this.recorder.count(failing)).isEqualTo(3);
 	}
 
 	@Test
 	void listenerAskingForAnImmediateAckIsNeitherRetriedNorParked() {
-		String id = Messages.publish(this.broker, "", DIRECT_QUEUE, "ack-now");
+		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "ack-now");
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
 		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
-			.until(() -> this.recorder.count(id) == 1 && this.parkingLot.find(id) == null);
-		assertThat(this.broker.count(DIRECT_QUEUE)).isZero();
+			.until(() -> this.recorder.count(id) == 1 && queues.parkingLot(PARKING_LOT).find(id) == null);
+		assertThat(queues.broker().count(DIRECT_QUEUE)).isZero();
 	}
 
 	@Test
 	void userDefinedContainerFactoryIsSupported() {
 		assertThat(this.endpoints.getListenerContainer("custom-" + ID)).isInstanceOf(SimpleMessageListenerContainer.class);
-		String id = Messages.publish(this.broker, "", CUSTOM_QUEUE, "fail:1");
+		String id = Messages.publish(queues.broker(), "", CUSTOM_QUEUE, "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.count(id)).isEqualTo(2);
 	}
 
 	@Test
 	void classLevelListenerRetriesEveryHandler() {
-		String id = Messages.publish(this.broker, "", CLASS_LEVEL_QUEUE, "fail:1");
+		String id = Messages.publish(queues.broker(), "", CLASS_LEVEL_QUEUE, "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
 	}
 
 	@Test
 	void immediateRetriesHappenInPlaceBeforeAnyTieredRetry() {
-		String recovering = Messages.publish(this.broker, "", IMMEDIATE_QUEUE, "fail:2");
+		String recovering = Messages.publish(queues.broker(), "", IMMEDIATE_QUEUE, "fail:2");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(recovering));
 		// Three attempts on the first delivery, no tier involved.
 		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 0L, 0L);
 		assertThat(this.recorder.gaps(recovering)).allSatisfy((gap) -> assertThat(gap).isLessThan(Duration.ofMillis(200)));
 
-		String tiered = Messages.publish(this.broker, "", IMMEDIATE_QUEUE, "fail:4");
+		String tiered = Messages.publish(queues.broker(), "", IMMEDIATE_QUEUE, "fail:4");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(tiered));
 		// Three in place, then the tiered retries: one attempt each.
 		assertThat(this.recorder.of(tiered)).extracting(InvocationRecorder.Invocation::retryCount)
@@ -165,9 +146,9 @@ class ContainerVariantsIntegrationTests {
 
 	@Test
 	void noRetryIsScheduledBeyondThePolicyTimeout() {
-		String id = Messages.publish(this.broker, "", TIMEOUT_QUEUE, "always");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.parkingLot.find(id) != null);
-		BrokerClient.Received parked = this.parkingLot.find(id);
+		String id = Messages.publish(queues.broker(), "", TIMEOUT_QUEUE, "always");
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("timeout");
 		// Retry 1 falls due 200 ms after the first failure; retry 2 would fall due after 300 ms.
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("1");
@@ -242,48 +223,44 @@ class ContainerVariantsIntegrationTests {
 		}
 	}
 
-	static class Listeners {
-
-		private final InvocationRecorder recorder;
+	static class Listeners extends ScriptedListener {
 
 		Listeners(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitListener(id = "direct-${test.id}", queues = "${test.direct-queue}")
 		@RetryableListener
 		void onDirect(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		@RabbitListener(id = "custom-${test.id}", queues = "${test.custom-queue}", containerFactory = "customFactory")
 		@RetryableListener
 		void onCustom(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.immediate-queue}")
 		@RetryableListener(policy = "eager")
 		void onImmediate(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.timeout-queue}")
 		@RetryableListener(policy = "bounded")
 		void onTimeout(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 	}
 
 	@RabbitListener(queues = "${test.class-level-queue}")
 	@RetryableListener
-	static class ClassLevelListener {
-
-		private final InvocationRecorder recorder;
+	static class ClassLevelListener extends ScriptedListener {
 
 		ClassLevelListener(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitHandler

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
@@ -18,9 +17,10 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.Script;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -44,11 +44,14 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class NoLossIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("noloss");
 
-	static final String QUEUE = "noloss-" + ID;
+	static final String ID = queues.id();
 
-	static final String PARKING_LOT = "noloss-parking-" + ID;
+	static final String QUEUE = queues.name("work");
+
+	static final String PARKING_LOT = queues.name("parking");
 
 	static final int MESSAGES = 2_000;
 
@@ -66,12 +69,6 @@ class NoLossIntegrationTests {
 	@Autowired
 	InvocationRecorder recorder;
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(QUEUE, PARKING_LOT).forEach(client::deleteQueue);
-		}
-	}
 
 	@Test
 	void everyMessageOfAMixedRunIsProcessedOrParkedAndNoneIsLost() {
@@ -152,18 +149,16 @@ class NoLossIntegrationTests {
 
 	}
 
-	static class Listener {
-
-		private final InvocationRecorder recorder;
+	static class Listener extends ScriptedListener {
 
 		Listener(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitListener(queues = "${test.queue}")
 		@RetryableListener
 		void onMessage(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 	}

@@ -2,25 +2,20 @@ package io.github.tieredretry.listener;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
-import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.testsupport.TestBroker;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -46,11 +41,14 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class QuorumTiersIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("quorum");
 
-	static final String QUEUE = "quorum-work-" + ID;
+	static final String ID = queues.id();
 
-	static final String PARKING_LOT = "quorum-parking-" + ID;
+	static final String QUEUE = queues.name("work");
+
+	static final String PARKING_LOT = queues.name("parking");
 
 	static final String TIER = "retry.delay.310ms";
 
@@ -67,27 +65,10 @@ class QuorumTiersIntegrationTests {
 	@Autowired
 	InvocationRecorder recorder;
 
-	BrokerClient broker;
 
-	ParkingLot parkingLot;
 
-	@BeforeEach
-	void openClient() {
-		this.broker = new BrokerClient();
-		this.parkingLot = new ParkingLot(this.broker, PARKING_LOT);
-	}
 
-	@AfterEach
-	void closeClient() {
-		this.broker.close();
-	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(QUEUE, PARKING_LOT).forEach(client::deleteQueue);
-		}
-	}
 
 	@Test
 	void tiersAreQuorumQueuesWithAtLeastOnceDeadLetteringAndTheParkingLotIsAQuorumQueue() {
@@ -106,7 +87,7 @@ class QuorumTiersIntegrationTests {
 
 	@Test
 	void messageIsRetriedThroughQuorumTiersUntilItSucceeds() {
-		String id = Messages.publish(this.broker, "", QUEUE, "fail:2");
+		String id = Messages.publish(queues.broker(), "", QUEUE, "fail:2");
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
 		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(310));
@@ -115,10 +96,10 @@ class QuorumTiersIntegrationTests {
 
 	@Test
 	void exhaustedMessageIsParkedInTheQuorumParkingLot() {
-		String id = Messages.publish(this.broker, "", QUEUE, "always");
-		await().atMost(Duration.ofSeconds(15)).until(() -> this.parkingLot.find(id) != null);
-		assertThat(this.parkingLot.find(id).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-		assertThat(this.parkingLot.find(id).bodyText()).isEqualTo("always");
+		String id = Messages.publish(queues.broker(), "", QUEUE, "always");
+		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		assertThat(queues.parkingLot(PARKING_LOT).find(id).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(queues.parkingLot(PARKING_LOT).find(id).bodyText()).isEqualTo("always");
 		assertThat(this.recorder.count(id)).isEqualTo(3);
 	}
 
@@ -161,18 +142,16 @@ class QuorumTiersIntegrationTests {
 
 	}
 
-	static class Listener {
-
-		private final InvocationRecorder recorder;
+	static class Listener extends ScriptedListener {
 
 		Listener(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitListener(queues = "${test.queue}")
 		@RetryableListener
 		void onMessage(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 	}

@@ -15,10 +15,10 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
@@ -45,15 +45,18 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class RetryLifecycleIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("lifecycle");
 
-	static final String QUEUE = "lifecycle-" + ID;
+	static final String ID = queues.id();
 
-	static final String CONVERSION_QUEUE = "lifecycle-typed-" + ID;
+	static final String QUEUE = queues.name("work");
 
-	static final String PLAIN_QUEUE = "lifecycle-plain-" + ID;
+	static final String CONVERSION_QUEUE = queues.name("typed");
 
-	static final String PARKING_LOT = "lifecycle-parking-" + ID;
+	static final String PLAIN_QUEUE = queues.name("plain");
+
+	static final String PARKING_LOT = queues.name("parking");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -73,24 +76,9 @@ class RetryLifecycleIntegrationTests {
 	@Autowired
 	RabbitListenerEndpointRegistry endpointRegistry;
 
-	BrokerClient broker;
 
-	@BeforeEach
-	void openClient() {
-		this.broker = new BrokerClient();
-	}
 
-	@AfterEach
-	void closeClient() {
-		this.broker.close();
-	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(QUEUE, CONVERSION_QUEUE, PLAIN_QUEUE, PARKING_LOT).forEach(client::deleteQueue);
-		}
-	}
 
 	@Test
 	void successfulMessageIsProcessedOnceAndNeverForwarded() {
@@ -144,7 +132,7 @@ class RetryLifecycleIntegrationTests {
 			.deliveryMode(2)
 			.headers(headers)
 			.build();
-		this.broker.publish("", QUEUE, sent, body);
+		queues.broker().publish("", QUEUE, sent, body);
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> parkedFrom(QUEUE).stream()
 			.anyMatch((message) -> id.equals(message.properties().getMessageId())));
@@ -224,20 +212,16 @@ class RetryLifecycleIntegrationTests {
 			.contentType("text/plain")
 			.deliveryMode(2)
 			.build();
-		this.broker.publish("", queue, properties, text.getBytes(StandardCharsets.UTF_8));
+		queues.broker().publish("", queue, properties, text.getBytes(StandardCharsets.UTF_8));
 		return id;
 	}
 
-	private final Map<String, BrokerClient.Received> parked = new java.util.concurrent.ConcurrentHashMap<>();
-
-	private List<BrokerClient.Received> parkedFrom(String queue) {
-		this.broker.drain(PARKING_LOT).forEach((message) -> this.parked.put(message.properties().getMessageId(), message));
-		return this.parked.values().stream().filter((message) -> queue.equals(message.header(RetryHeaders.QUEUE))).toList();
+	private static List<BrokerClient.Received> parkedFrom(String queue) {
+		return queues.parkingLot(PARKING_LOT).from(queue);
 	}
 
-	private BrokerClient.Received takeParked(String id) {
-		parkedFrom(QUEUE);
-		BrokerClient.Received message = this.parked.remove(id);
+	private static BrokerClient.Received takeParked(String id) {
+		BrokerClient.Received message = queues.parkingLot(PARKING_LOT).find(id);
 		assertThat(message).as("parked message " + id).isNotNull();
 		return message;
 	}
@@ -273,12 +257,10 @@ class RetryLifecycleIntegrationTests {
 
 	}
 
-	static class ScriptedListeners {
-
-		private final InvocationRecorder recorder;
+	static class ScriptedListeners extends ScriptedListener {
 
 		ScriptedListeners(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitListener(id = "retryable-${test.id}",

@@ -2,8 +2,6 @@ package io.github.tieredretry.listener;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.HeaderChanges;
@@ -12,14 +10,13 @@ import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
-import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.BindingBuilder;
@@ -47,21 +44,24 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class TierRoutingIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("routing");
 
-	static final String TTL_QUEUE = "routing-ttl-" + ID;
+	static final String ID = queues.id();
 
-	static final String HOP_QUEUE = "routing-hop-" + ID;
+	static final String TTL_QUEUE = queues.name("ttl");
+
+	static final String HOP_QUEUE = queues.name("hop");
 
 	static final String FANOUT = "routing-fanout-" + ID;
 
-	static final String FANOUT_FAILING = "routing-fanout-failing-" + ID;
+	static final String FANOUT_FAILING = queues.name("fanout-failing");
 
-	static final String FANOUT_HEALTHY = "routing-fanout-healthy-" + ID;
+	static final String FANOUT_HEALTHY = queues.name("fanout-healthy");
 
-	static final String VANISHING_QUEUE = "routing-vanishing-" + ID;
+	static final String VANISHING_QUEUE = queues.name("vanishing");
 
-	static final String PARKING_LOT = "routing-parking-" + ID;
+	static final String PARKING_LOT = queues.name("parking");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -85,9 +85,14 @@ class TierRoutingIntegrationTests {
 	@Autowired
 	RabbitListenerEndpointRegistry endpoints;
 
-	BrokerClient broker;
 
-	ParkingLot parkingLot;
+
+	@AfterAll
+	static void deleteExchange() {
+		try (BrokerClient client = new BrokerClient()) {
+			client.deleteExchange(FANOUT);
+		}
+	}
 
 	@BeforeAll
 	static void declareVanishingQueue() {
@@ -97,39 +102,22 @@ class TierRoutingIntegrationTests {
 		}
 	}
 
-	@BeforeEach
-	void openClient() {
-		this.broker = new BrokerClient();
-		this.parkingLot = new ParkingLot(this.broker, PARKING_LOT);
-	}
 
-	@AfterEach
-	void closeClient() {
-		this.broker.close();
-	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(TTL_QUEUE, HOP_QUEUE, FANOUT_FAILING, FANOUT_HEALTHY, VANISHING_QUEUE, PARKING_LOT)
-				.forEach(client::deleteQueue);
-			client.deleteExchange(FANOUT);
-		}
-	}
 
 	@Test
 	void messageWithPerMessageTtlShorterThanItsTierStillWaitsTheWholeDelay() {
 		// With its own 300 ms expiration kept, the message would leave the 1 s tier after 300 ms.
-		String id = Messages.publish(this.broker, "", TTL_QUEUE, "fail:1", "300");
+		String id = Messages.publish(queues.broker(), "", TTL_QUEUE, "fail:1", "300");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.count(id)).isEqualTo(2);
 		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofSeconds(1));
-		assertThat(this.parkingLot.from(TTL_QUEUE)).isEmpty();
+		assertThat(queues.parkingLot(PARKING_LOT).from(TTL_QUEUE)).isEmpty();
 	}
 
 	@Test
 	void delayLongerThanTheLargestTierHopsThroughItAndNeverArrivesEarly() {
-		String id = Messages.publish(this.broker, "", HOP_QUEUE, "fail:1");
+		String id = Messages.publish(queues.broker(), "", HOP_QUEUE, "fail:1");
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
 		List<InvocationRecorder.Invocation> invocations = this.recorder.of(id);
 		assertThat(invocations).hasSize(2);
@@ -139,7 +127,7 @@ class TierRoutingIntegrationTests {
 
 	@Test
 	void retryReturnsOnlyToTheQueueThatFailedNotToOtherQueuesBoundToTheSameExchange() {
-		String id = Messages.publish(this.broker, FANOUT, "", "fail:1");
+		String id = Messages.publish(queues.broker(), FANOUT, "", "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded("failing:" + id));
 		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
 			.until(() -> this.recorder.count("healthy:" + id) == 1);
@@ -148,17 +136,17 @@ class TierRoutingIntegrationTests {
 
 	@Test
 	void retryWhoseWorkQueueWasDeletedEndsInTheParkingLotAsUnroutable() {
-		String id = Messages.publish(this.broker, "", VANISHING_QUEUE, "always");
+		String id = Messages.publish(queues.broker(), "", VANISHING_QUEUE, "always");
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
 		// The retry is being forwarded to wait 1 s in a tier; its queue goes away meanwhile. (A
 		// synchronous stop waits for the consumer's receive timeout, long enough for the retry to come
 		// back into the queue before it is deleted.)
 		this.endpoints.getListenerContainer("vanishing-" + ID).stop(() -> {
 		});
-		this.broker.deleteQueue(VANISHING_QUEUE);
+		queues.broker().deleteQueue(VANISHING_QUEUE);
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.parkingLot.find(id) != null);
-		BrokerClient.Received parked = this.parkingLot.find(id);
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
 		assertThat(parked.bodyText()).isEqualTo("always");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(VANISHING_QUEUE);
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("1");
@@ -217,24 +205,22 @@ class TierRoutingIntegrationTests {
 
 	}
 
-	static class Listeners {
-
-		private final InvocationRecorder recorder;
+	static class Listeners extends ScriptedListener {
 
 		Listeners(InvocationRecorder recorder) {
-			this.recorder = recorder;
+			super(recorder);
 		}
 
 		@RabbitListener(queues = "${test.ttl-queue}")
 		@RetryableListener
 		void onTtl(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.hop-queue}")
 		@RetryableListener(policy = "long")
 		void onHop(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.fanout-failing}")
@@ -253,12 +239,12 @@ class TierRoutingIntegrationTests {
 		@RabbitListener(id = "vanishing-${test.id}", queues = "${test.vanishing-queue}")
 		@RetryableListener
 		void onVanishing(Message message) {
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 		private void tagged(String prefix, Message message) {
 			message.getMessageProperties().setMessageId(prefix + message.getMessageProperties().getMessageId());
-			Script.run(message, this.recorder);
+			run(message);
 		}
 
 	}

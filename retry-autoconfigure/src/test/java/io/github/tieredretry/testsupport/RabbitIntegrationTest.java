@@ -8,10 +8,12 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ContextConfiguration;
 
 /**
- * Marks a {@code @SpringBootTest} that runs against the real {@link TestBroker}.
+ * Marks a {@code @SpringBootTest} that runs against the real {@link TestBroker}. The application is
+ * closed after the class, so that its listeners stop consuming and its queues can be deleted.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -19,6 +21,7 @@ import org.springframework.test.context.ContextConfiguration;
 @Inherited
 @Import(RabbitTestBroker.class)
 @ContextConfiguration(initializers = RabbitTestBroker.Initializer.class)
+@DirtiesContext
 public @interface RabbitIntegrationTest {
 
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
@@ -12,8 +11,9 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestBroker;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -40,11 +40,12 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class TopologyIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("topology");
 
-	static final List<String> QUEUES = List.of("topology-a-" + ID, "topology-b-" + ID, "topology-c-" + ID);
+	static final List<String> QUEUES = List.of(queues.name("a"), queues.name("b"), queues.name("c"));
 
-	static final String PARKING_LOT = "topology-parking-" + ID;
+	static final String PARKING_LOT = queues.name("parking");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -65,13 +66,6 @@ class TopologyIntegrationTests {
 	@Autowired
 	RetryTopologyGuardian guardian;
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			QUEUES.forEach(client::deleteQueue);
-			client.deleteQueue(PARKING_LOT);
-		}
-	}
 
 	@Test
 	void threeListenersShareTwoTierQueuesOneParkingLotAndThreeExchanges() {

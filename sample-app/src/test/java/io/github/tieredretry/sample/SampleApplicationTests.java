@@ -1,17 +1,15 @@
 package io.github.tieredretry.sample;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.policy.ParkedReason;
-import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -32,11 +30,12 @@ import static org.awaitility.Awaitility.await;
 @RabbitIntegrationTest
 class SampleApplicationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("sample");
 
-	static final String QUEUE = "sample-orders-" + ID;
+	static final String QUEUE = queues.name("orders");
 
-	static final String PARKING_LOT = "sample-parking-" + ID;
+	static final String PARKING_LOT = queues.name("parking");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -53,22 +52,14 @@ class SampleApplicationTests {
 	@Autowired
 	ParkedEvents parked;
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(QUEUE, PARKING_LOT).forEach(client::deleteQueue);
-		}
-	}
 
 	@Test
 	void demoOrdersArePaidOrParkedForTheRightReason() {
 		await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.paidCount() == 14 && this.parked.byCustomerOrder.size() == 3);
 		assertThat(this.parked.byCustomerOrder.values()).containsExactlyInAnyOrder(ParkedReason.EXHAUSTED,
 				ParkedReason.NOT_RETRYABLE, ParkedReason.NOT_RETRYABLE);
-		try (BrokerClient client = new BrokerClient()) {
-			assertThat(client.count(PARKING_LOT)).isEqualTo(3);
-			assertThat(client.count(QUEUE)).isZero();
-		}
+		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(3);
+		assertThat(queues.broker().count(QUEUE)).isZero();
 	}
 
 	@TestConfiguration(proxyBeanMethods = false)
