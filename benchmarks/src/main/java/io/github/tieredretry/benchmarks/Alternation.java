@@ -1,0 +1,69 @@
+package io.github.tieredretry.benchmarks;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Runs the sides of a comparison side by side: in every repeat each side once, one after the other, the
+ * order rotated from repeat to repeat so that no side always runs first (or right after the same
+ * neighbour) while the machine's load drifts. Warm-up repeats run the same way and are discarded.
+ */
+final class Alternation {
+
+	private Alternation() {
+	}
+
+	/** Measures one side once. */
+	@FunctionalInterface
+	interface Measurement {
+
+		/**
+		 * Measure a side.
+		 * @param side the side's label
+		 * @param roundId an id unique to this measurement
+		 * @return the measured value
+		 */
+		double measure(String side, String roundId);
+
+	}
+
+	/**
+	 * What the repeats measured.
+	 *
+	 * @param values per side (in the given order), one value per measured repeat
+	 * @param orders the order of the sides in each measured repeat
+	 */
+	record Outcome(Map<String, List<Double>> values, List<String> orders) {
+
+	}
+
+	static Outcome run(String benchmark, String runId, List<String> sides, int repeats, int warmups,
+			Measurement measurement, Consumer<String> log) {
+		Map<String, List<Double>> values = new LinkedHashMap<>();
+		sides.forEach((side) -> values.put(side, new ArrayList<>()));
+		List<String> orders = new ArrayList<>();
+		for (int repeat = -warmups; repeat < repeats; repeat++) {
+			int rotation = Math.floorMod(repeat, sides.size());
+			List<String> order = new ArrayList<>(sides.subList(rotation, sides.size()));
+			order.addAll(sides.subList(0, rotation));
+			String name = (repeat < 0) ? "warm-up " + (repeat + warmups + 1) + "/" + warmups
+					: "repeat " + (repeat + 1) + "/" + repeats;
+			for (String side : order) {
+				String roundId = runId + "-" + ((repeat < 0) ? "w" + (-repeat) : "r" + repeat) + "-" + sides.indexOf(side);
+				double value = measurement.measure(side, roundId);
+				log.accept(String.format(java.util.Locale.ROOT, "[%s] %s: %s = %,.1f", benchmark, name, side, value));
+				if (repeat >= 0) {
+					values.get(side).add(value);
+				}
+			}
+			if (repeat >= 0) {
+				orders.add(String.join(" → ", order.stream().map((side) -> String.valueOf(sides.indexOf(side) + 1)).toList()));
+			}
+		}
+		return new Outcome(values, orders);
+	}
+
+}

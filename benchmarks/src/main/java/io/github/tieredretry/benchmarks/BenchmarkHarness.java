@@ -1,0 +1,53 @@
+package io.github.tieredretry.benchmarks;
+
+import java.nio.file.Path;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+
+import io.github.tieredretry.benchmarks.report.BenchmarkResults;
+import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.MarkdownReport;
+import io.github.tieredretry.benchmarks.report.RatioSeries;
+
+/**
+ * Runs the benchmarks and writes the report: {@code ./mvnw -B -pl benchmarks -Pbenchmarks -DskipTests verify}
+ * (see {@code docs/benchmarks.md}).
+ */
+public final class BenchmarkHarness {
+
+	private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss");
+
+	private BenchmarkHarness() {
+	}
+
+	public static void main(String[] args) {
+		System.setProperty("java.awt.headless", "true");
+		BenchmarkSettings settings = BenchmarkSettings.fromSystemProperties();
+		BenchmarkResults results = new BenchmarkRun(settings, BenchmarkHarness::log).run();
+		List<Path> written = new MarkdownReport(settings.output()).write(results);
+		log("Results:");
+		for (Comparison comparison : results.comparisons()) {
+			for (RatioSeries ratio : comparison.ratios()) {
+				log(String.format(java.util.Locale.ROOT, "  %s: %s = %.3f (min %.3f, max %.3f)%s", comparison.title(),
+						ratio.label(), ratio.summary().median(), ratio.summary().min(), ratio.summary().max(),
+						ratio.hasTarget() ? (ratio.met() ? ", target met" : ", TARGET MISSED") : ""));
+			}
+		}
+		if (results.delayAccuracy() != null) {
+			log("  Delay accuracy: p99 " + results.delayAccuracy().percentile(99) + " ms, early "
+					+ results.delayAccuracy().earlyCount() + (results.delayAccuracy().met() ? ", target met" : ", TARGET MISSED"));
+		}
+		if (results.topology() != null) {
+			log("  Topology: tiered " + results.topology().tiered() + ", per queue " + results.topology().perQueue());
+		}
+		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));
+		// Spring and the AMQP client are closed; exit even if a library left a non-daemon thread behind.
+		System.exit(0);
+	}
+
+	private static void log(String line) {
+		System.out.println(LocalTime.now().format(TIME) + " " + line);
+	}
+
+}

@@ -1,0 +1,159 @@
+package io.github.tieredretry.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.tieredretry.benchmarks.broker.BrokerSettings;
+import io.github.tieredretry.benchmarks.broker.MessagePublisher;
+import io.github.tieredretry.policy.TierLadder;
+
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * How big a run is. The full run's defaults are also in the module's pom (the documented command passes
+ * them on); {@link #smoke} is the few-seconds variant that {@code ./mvnw verify} runs.
+ *
+ * @param broker the broker
+ * @param output the directory of {@code benchmarks.md}; charts and samples go to its {@code benchmarks/}
+ * @param benchmarks which benchmarks to run
+ * @param repeats measured repeats per comparison
+ * @param warmups discarded repeats before them
+ * @param concurrency consumers per listener container, the same on every side
+ * @param prefetch prefetch per consumer, the same on every side
+ * @param happyMessages messages per side and repeat of the happy path
+ * @param stormMessages messages per side and repeat of the failure storm
+ * @param blockingWindow how long the blocking-retry side of the storm is measured at most
+ * @param forwardingMessages failures per side and repeat of the forwarding benchmark
+ * @param accuracyMessages messages through one tier for the delay accuracy
+ * @param accuracyRate messages per second they are published (and fail) at
+ * @param topologyListeners retryable listeners of the topology benchmark
+ * @param listenerWork how long every listener invocation waits, standing in for real work (zero: none)
+ */
+public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
+		int concurrency, int prefetch, int happyMessages, int stormMessages, Duration blockingWindow,
+		int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners, Duration listenerWork) {
+
+	/** The failure storm's failing share: every 20th message (5%). */
+	public static final int STORM_FAILING_EVERY = 20;
+
+	/** How many attempts of a failing storm message fail before it succeeds. */
+	public static final int STORM_FAILING_ATTEMPTS = 2;
+
+	/** The failure storm's delays before retry 1 and 2, on both sides. */
+	public static final List<Duration> STORM_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+	/**
+	 * The tier failures are forwarded to in the forwarding benchmark: long enough that nothing comes back
+	 * during a run (the harness purges it), and a duration no application is likely to share.
+	 */
+	public static final Duration FORWARDING_TIER = Duration.ofMinutes(47);
+
+	/** The tier of the delay accuracy benchmark. */
+	public static final Duration ACCURACY_TIER = Duration.ofSeconds(1);
+
+	/** The topology benchmark's tiers: the starter's defaults. */
+	public static final List<Duration> TOPOLOGY_TIERS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
+
+	/** The five benchmarks of the harness. */
+	public enum Benchmark {
+
+		HAPPY_PATH, FAILURE_STORM, FORWARDING, DELAY_ACCURACY, TOPOLOGY;
+
+		String key() {
+			return name().toLowerCase(Locale.ROOT).replace('_', '-');
+		}
+
+		static Set<Benchmark> parse(String names) {
+			if (names.isBlank() || "all".equalsIgnoreCase(names.trim())) {
+				return EnumSet.allOf(Benchmark.class);
+			}
+			Set<Benchmark> selected = EnumSet.noneOf(Benchmark.class);
+			for (String name : names.split(",")) {
+				String key = name.trim();
+				selected.add(Arrays.stream(values())
+					.filter((benchmark) -> benchmark.key().equals(key))
+					.findFirst()
+					.orElseThrow(() -> new IllegalArgumentException("Unknown benchmark '" + key
+							+ "' in benchmarks.only; use 'all' or some of " + Arrays.stream(values()).map(Benchmark::key).toList())));
+			}
+			return selected;
+		}
+
+	}
+
+	/**
+	 * The full run, from {@code benchmarks.*} system properties; the defaults are the documented ones.
+	 * @return the settings
+	 */
+	public static BenchmarkSettings fromSystemProperties() {
+		return new BenchmarkSettings(BrokerSettings.fromEnvironment(), Path.of(property("output", "docs")),
+				Benchmark.parse(property("only", "all")), intProperty("repeats", 5), intProperty("warmups", 1),
+				intProperty("concurrency", 1), intProperty("prefetch", 250), intProperty("happy.messages", 20_000),
+				intProperty("storm.messages", 20_000), DurationStyle.detectAndParse(property("storm.blocking-window", "15s")),
+				intProperty("forwarding.messages", 3_000), intProperty("accuracy.messages", 10_000),
+				intProperty("accuracy.rate", 200), intProperty("topology.listeners", 50),
+				DurationStyle.detectAndParse(property("listener-work", "0ms")));
+	}
+
+	/**
+	 * Every benchmark with tiny sizes, one repeat and no warm-up: proves the harness works, measures nothing.
+	 * @param broker the broker
+	 * @param output where to write the report
+	 * @return the settings
+	 */
+	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
+		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
+				Duration.ofMillis(1500), 50, 40, 100, 5, Duration.ZERO);
+	}
+
+	public BenchmarkSettings {
+		if (repeats < 1 || warmups < 0 || concurrency < 1 || prefetch < 1 || accuracyRate < 1) {
+			throw new IllegalArgumentException("repeats, concurrency, prefetch and accuracy.rate must be positive, "
+					+ "warmups not negative");
+		}
+	}
+
+	/**
+	 * What the report shows of these settings.
+	 * @return name to value
+	 */
+	public Map<String, String> describe() {
+		Map<String, String> description = new LinkedHashMap<>();
+		description.put("Listener containers", "simple, concurrency " + this.concurrency + ", prefetch "
+				+ this.prefetch + ", acknowledge mode AUTO; identical on every side");
+		description.put("Messages", MessagePublisher.BODY_SIZE + " B body, persistent, published with confirms");
+		description.put("Listener work", this.listenerWork.isZero() ? "none: the listener only counts (worst case for overheads)"
+				: TierLadder.nameOf(this.listenerWork) + " wait per invocation, standing in for real work");
+		description.put("Repeats", this.repeats + " measured per comparison, after " + this.warmups
+				+ " discarded warm-up; side order rotated every repeat");
+		description.put("Sizes", "happy path " + this.happyMessages + ", failure storm " + this.stormMessages
+				+ " (blocking side measured " + TierLadder.nameOf(this.blockingWindow) + " at most), forwarding "
+				+ this.forwardingMessages + " messages per side and repeat; delay accuracy " + this.accuracyMessages
+				+ " at " + this.accuracyRate + " msg/s; topology " + this.topologyListeners + " listeners");
+		return description;
+	}
+
+	private static String property(String name, String defaultValue) {
+		String value = System.getProperty("benchmarks." + name);
+		return (value != null && !value.isBlank()) ? value.trim() : defaultValue;
+	}
+
+	private static int intProperty(String name, int defaultValue) {
+		String value = property(name, String.valueOf(defaultValue));
+		try {
+			return Integer.parseInt(value);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("benchmarks." + name + " must be a whole number, not '" + value + "'", ex);
+		}
+	}
+
+}

@@ -1,0 +1,110 @@
+package io.github.tieredretry.benchmarks;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import io.github.tieredretry.benchmarks.app.TopologyApplication;
+import io.github.tieredretry.benchmarks.report.ObjectCounts;
+import io.github.tieredretry.benchmarks.report.TopologyResult;
+import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.RetryTopology;
+
+import org.springframework.amqp.core.Binding;
+import org.springframework.amqp.core.Declarable;
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Benchmark 5: the broker objects that retries need for many listeners. An application with that many
+ * {@code @RetryableListener}s is started, then one whose listeners each get their own delay queues and
+ * dead-letter queue; what each application's {@code RabbitAdmin} declares is counted, and every counted
+ * queue and exchange is looked up on the broker.
+ */
+final class TopologyBenchmark {
+
+	private TopologyBenchmark() {
+	}
+
+	static TopologyResult run(RunContext run) {
+		int listeners = run.settings().topologyListeners();
+		List<String> queues = IntStream.range(0, listeners).mapToObj((index) -> run.runId() + "-topology-" + index).toList();
+		queues.forEach(run.broker()::declareOwnQueue);
+		List<String> tiers = BenchmarkSettings.TOPOLOGY_TIERS.stream().map(TierLadder::nameOf).toList();
+		Verified tiered = start(run, "tiered", queues, tiers);
+		Verified perQueue = start(run, "per-queue", queues, tiers);
+		run.log("[topology] " + listeners + " listeners × " + tiers.size() + " tiers: tiered " + tiered.counts()
+				+ ", one set per queue " + perQueue.counts());
+		return new TopologyResult(listeners, tiers, tiered.counts(), perQueue.counts(),
+				tiered.verified() && perQueue.verified());
+	}
+
+	private static Verified start(RunContext run, String kind, List<String> queues, List<String> tiers) {
+		Map<String, String> properties = run.commonProperties("topology-" + kind);
+		properties.put("benchmarks.topology.kind", kind);
+		properties.put("benchmarks.topology.queues", String.join(",", queues));
+		properties.put("benchmarks.topology.tiers", String.join(",", tiers));
+		if ("tiered".equals(kind)) {
+			String parkingLot = run.runId() + "-topology-parking-lot";
+			properties.put("retry.enabled", "true");
+			properties.put("retry.tiers", String.join(",", tiers));
+			properties.put("retry.parking-lot", parkingLot);
+			run.broker().noteSharedObjects(tiers.stream().map((tier) -> RetryTopology.TIER_QUEUE_PREFIX + tier).toList(),
+					List.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
+			run.broker().ownQueueDeclaredElsewhere(parkingLot);
+		}
+		else {
+			TopologyApplication.perQueueDeclarables(queues, BenchmarkSettings.TOPOLOGY_TIERS)
+				.forEach((declarable) -> run.broker().ownQueueDeclaredElsewhere(((Queue) declarable).getName()));
+		}
+		run.log("Starting application 'topology-" + kind + "' with " + queues.size() + " listeners");
+		try (RunningApplication application = RunningApplication.start("topology-" + kind, TopologyApplication.class,
+				properties)) {
+			ConfigurableApplicationContext context = application.context();
+			// Nothing consumes, so make the admin declare now rather than on a first connection.
+			context.getBean(RabbitAdmin.class).initialize();
+			return verify(run, declaredBy(context));
+		}
+	}
+
+	/**
+	 * What an application's {@code RabbitAdmin} declares: its {@link Declarable} beans and the content of
+	 * its {@link Declarables} beans (the starter's retry topology is one).
+	 */
+	private static List<Declarable> declaredBy(ConfigurableApplicationContext context) {
+		List<Declarable> declarables = new ArrayList<>(context.getBeansOfType(Declarable.class).values());
+		context.getBeansOfType(Declarables.class).values().forEach((bean) -> declarables.addAll(bean.getDeclarables()));
+		return declarables;
+	}
+
+	private static Verified verify(RunContext run, List<Declarable> declarables) {
+		int queues = 0;
+		int exchanges = 0;
+		int bindings = 0;
+		boolean verified = true;
+		for (Declarable declarable : declarables) {
+			if (declarable instanceof Queue queue) {
+				queues++;
+				verified &= run.broker().queueExists(queue.getName());
+			}
+			else if (declarable instanceof Exchange exchange) {
+				exchanges++;
+				verified &= run.broker().exchangeExists(exchange.getName());
+			}
+			else if (declarable instanceof Binding) {
+				// The broker has no passive check for bindings; they are counted as declared.
+				bindings++;
+			}
+		}
+		return new Verified(new ObjectCounts(queues, exchanges, bindings), verified);
+	}
+
+	private record Verified(ObjectCounts counts, boolean verified) {
+
+	}
+
+}

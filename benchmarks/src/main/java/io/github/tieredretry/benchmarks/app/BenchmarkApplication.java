@@ -1,0 +1,80 @@
+package io.github.tieredretry.benchmarks.app;
+
+import java.time.Duration;
+
+import io.github.tieredretry.event.RetryScheduledEvent;
+
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+
+/**
+ * The application under measurement. The harness starts several of them side by side, with the same
+ * listener container settings, and chooses per application:
+ * <ul>
+ * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only) or {@code retryable}
+ * (with {@code @RetryableListener});</li>
+ * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's blocking retry;</li>
+ * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's {@code RepublishMessageRecovererWithConfirms}
+ * as the recoverer of that retry.</li>
+ * </ul>
+ */
+@SpringBootConfiguration(proxyBeanMethods = false)
+@EnableAutoConfiguration
+public class BenchmarkApplication {
+
+	@Bean
+	Workloads workloads(@Value("${benchmarks.listener-work:0ms}") Duration listenerWork) {
+		return new Workloads(listenerWork);
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "plain")
+	BenchmarkListeners.Plain plainListeners(Workloads workloads) {
+		return new BenchmarkListeners.Plain(workloads);
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "retryable")
+	BenchmarkListeners.Retryable retryableListeners(Workloads workloads) {
+		return new BenchmarkListeners.Retryable(workloads);
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "retryable")
+	ForwardCounter forwardCounter(Workloads workloads) {
+		return new ForwardCounter(workloads);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("benchmarks.recoverer.enabled")
+	CountingRepublishRecoverer republishMessageRecovererWithConfirms(ConnectionFactory connectionFactory,
+			Workloads workloads, @Value("${benchmarks.recoverer.routing-key}") String routingKey,
+			@Value("${benchmarks.recoverer.tier}") String tier) {
+		return CountingRepublishRecoverer.create((AbstractConnectionFactory) connectionFactory, routingKey, tier,
+				workloads);
+	}
+
+	/** Counts the forwards of tiered retries, which the starter announces once they are confirmed. */
+	static final class ForwardCounter {
+
+		private final Workloads workloads;
+
+		ForwardCounter(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@EventListener
+		void onRetryScheduled(RetryScheduledEvent event) {
+			this.workloads.forQueue(event.queue()).forwarded(event.messageId());
+		}
+
+	}
+
+}

@@ -1,0 +1,94 @@
+package io.github.tieredretry.benchmarks.app;
+
+import io.github.tieredretry.annotation.RetryableListener;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+
+/**
+ * The listeners under measurement: the same methods, plain or with {@code @RetryableListener}. Each
+ * consumes a queue named by a property, and starts only when the harness starts it.
+ */
+public final class BenchmarkListeners {
+
+	/** Listener id and property suffix ({@code benchmarks.queue.<name>}) of the happy-path listener. */
+	public static final String HAPPY = "happy";
+
+	/** Listener id of the failure-storm listener. */
+	public static final String STORM = "storm";
+
+	/** Listener id of the forwarding-rate listener. */
+	public static final String FORWARDING = "forwarding";
+
+	/** Listener id of the delay-accuracy listener. */
+	public static final String ACCURACY = "accuracy";
+
+	private BenchmarkListeners() {
+	}
+
+	private static void handle(Workloads workloads, Message message) {
+		workloads.forQueue(message.getMessageProperties().getConsumerQueue()).handle(message);
+	}
+
+	/** Plain {@code @RabbitListener}s: no tiered retries (Spring AMQP's own retry, if the factory has it). */
+	static final class Plain {
+
+		private final Workloads workloads;
+
+		Plain(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@RabbitListener(id = HAPPY, queues = "${benchmarks.queue.happy}", autoStartup = "false")
+		void happy(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = STORM, queues = "${benchmarks.queue.storm}", autoStartup = "false")
+		void storm(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = FORWARDING, queues = "${benchmarks.queue.forwarding}", autoStartup = "false")
+		void forwarding(Message message) {
+			handle(this.workloads, message);
+		}
+
+	}
+
+	/** The same listeners with tiered retries; each has a policy set by the harness. */
+	static final class Retryable {
+
+		private final Workloads workloads;
+
+		Retryable(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@RabbitListener(id = HAPPY, queues = "${benchmarks.queue.happy}", autoStartup = "false")
+		@RetryableListener(policy = STORM)
+		void happy(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = STORM, queues = "${benchmarks.queue.storm}", autoStartup = "false")
+		@RetryableListener(policy = STORM)
+		void storm(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = FORWARDING, queues = "${benchmarks.queue.forwarding}", autoStartup = "false")
+		@RetryableListener(policy = FORWARDING)
+		void forwarding(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = ACCURACY, queues = "${benchmarks.queue.accuracy}", autoStartup = "false")
+		@RetryableListener(policy = ACCURACY)
+		void accuracy(Message message) {
+			handle(this.workloads, message);
+		}
+
+	}
+
+}

@@ -1,0 +1,251 @@
+package io.github.tieredretry.benchmarks.app;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.tieredretry.benchmarks.broker.MessagePublisher;
+import io.github.tieredretry.headers.RetryHeaders;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+
+/**
+ * What one listener does, and what the harness measures of it, round by round. By default the listener
+ * does no work beyond this bookkeeping: the benchmarks measure what the retry machinery costs, which real
+ * work would hide. A fixed wait per invocation stands in for real work when asked for.
+ */
+public final class Workload {
+
+	private final long workNanos;
+
+	private volatile Round round = new Round("idle", 0, 0, 0, false);
+
+	Workload(long workNanos) {
+		this.workNanos = workNanos;
+	}
+
+	/**
+	 * Start a round; deliveries of messages from other rounds are ignored from now on.
+	 * @param id the round's id (prefix of its message ids)
+	 * @param successes messages expected to be processed
+	 * @param healthy of which never fail
+	 * @param forwards failures expected to be forwarded
+	 * @param recordLateness whether to record how late retries arrive
+	 * @return the round
+	 */
+	public Round startRound(String id, int successes, int healthy, int forwards, boolean recordLateness) {
+		Round started = new Round(id, successes, healthy, forwards, recordLateness);
+		this.round = started;
+		return started;
+	}
+
+	/**
+	 * Handle a delivery: fail if the message's script says so, else count it as processed.
+	 * @param message the message
+	 */
+	public void handle(Message message) {
+		if (this.workNanos > 0) {
+			LockSupport.parkNanos(this.workNanos);
+		}
+		this.round.handle(message);
+	}
+
+	/**
+	 * Count a confirmed forward of a failed message.
+	 * @param messageId the message's id
+	 */
+	public void forwarded(@Nullable String messageId) {
+		this.round.forwarded(messageId);
+	}
+
+	/** The failure a scripted message raises. */
+	public static final class SimulatedFailure extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		SimulatedFailure(String messageId, int attempt, int failingAttempts) {
+			super("Simulated failure of message " + messageId + " (attempt " + attempt + " of " + failingAttempts
+					+ " failing attempts)");
+		}
+
+	}
+
+	/**
+	 * One measured round of a listener: timestamps are {@link System#nanoTime()}.
+	 */
+	public static final class Round {
+
+		private final String id;
+
+		private final String messageIdPrefix;
+
+		private final CountDownLatch firstDelivery = new CountDownLatch(1);
+
+		private final CountDownLatch allProcessed;
+
+		private final CountDownLatch healthyProcessed;
+
+		private final CountDownLatch allForwarded;
+
+		private final AtomicLong firstDeliveryNanos = new AtomicLong();
+
+		private final AtomicLong lastHealthyNanos = new AtomicLong();
+
+		private final AtomicLong lastForwardNanos = new AtomicLong();
+
+		private final AtomicInteger healthyCount = new AtomicInteger();
+
+		private final AtomicInteger forwardCount = new AtomicInteger();
+
+		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
+
+		private final long @Nullable [] lateness;
+
+		private final AtomicInteger latenessCount = new AtomicInteger();
+
+		Round(String id, int successes, int healthy, int forwards, boolean recordLateness) {
+			this.id = id;
+			this.messageIdPrefix = id + "-";
+			this.allProcessed = new CountDownLatch(successes);
+			this.healthyProcessed = new CountDownLatch(healthy);
+			this.allForwarded = new CountDownLatch(forwards);
+			this.lateness = recordLateness ? new long[successes] : null;
+		}
+
+		void handle(Message message) {
+			long now = System.nanoTime();
+			MessageProperties properties = message.getMessageProperties();
+			if (!this.id.equals(stringHeader(properties, MessagePublisher.ROUND_HEADER))) {
+				return;
+			}
+			if (this.firstDeliveryNanos.compareAndSet(0, now)) {
+				this.firstDelivery.countDown();
+			}
+			String messageId = String.valueOf(properties.getMessageId());
+			Object failing = properties.getHeaders().get(MessagePublisher.FAILING_ATTEMPTS_HEADER);
+			int failingAttempts = (failing instanceof Number number) ? number.intValue() : 0;
+			if (failingAttempts > 0) {
+				int attempt = this.attempts.computeIfAbsent(messageId, (key) -> new AtomicInteger()).incrementAndGet();
+				if (attempt <= failingAttempts) {
+					throw new SimulatedFailure(messageId, attempt, failingAttempts);
+				}
+			}
+			if (this.lateness != null && properties.getHeaders().get(RetryHeaders.DUE) instanceof Number due) {
+				int slot = this.latenessCount.getAndIncrement();
+				if (slot < this.lateness.length) {
+					this.lateness[slot] = System.currentTimeMillis() - due.longValue();
+				}
+			}
+			if (failingAttempts == 0) {
+				this.healthyCount.incrementAndGet();
+				this.lastHealthyNanos.accumulateAndGet(now, Math::max);
+				this.healthyProcessed.countDown();
+			}
+			this.allProcessed.countDown();
+		}
+
+		void forwarded(@Nullable String messageId) {
+			if (messageId == null || !messageId.startsWith(this.messageIdPrefix)) {
+				return;
+			}
+			this.forwardCount.incrementAndGet();
+			this.lastForwardNanos.accumulateAndGet(System.nanoTime(), Math::max);
+			this.allForwarded.countDown();
+		}
+
+		private static @Nullable String stringHeader(MessageProperties properties, String name) {
+			Object value = properties.getHeaders().get(name);
+			return (value != null) ? value.toString() : null;
+		}
+
+		/**
+		 * Wait for the first delivery of this round.
+		 * @param timeout how long at most
+		 * @return the first delivery's time
+		 */
+		public long awaitFirstDelivery(Duration timeout) {
+			await(this.firstDelivery, timeout, "the first delivery");
+			return this.firstDeliveryNanos.get();
+		}
+
+		/**
+		 * Wait until every message is processed (failing ones after their retries).
+		 * @param timeout how long at most
+		 */
+		public void awaitAllProcessed(Duration timeout) {
+			await(this.allProcessed, timeout, "all messages to be processed");
+		}
+
+		/**
+		 * Wait until every message that never fails is processed, or the deadline passes.
+		 * @param deadlineNanos the deadline
+		 * @return whether all of them were processed
+		 */
+		public boolean awaitHealthyUntil(long deadlineNanos) {
+			try {
+				return this.healthyProcessed.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
+		}
+
+		/**
+		 * Wait until every expected failure has been forwarded.
+		 * @param timeout how long at most
+		 */
+		public void awaitAllForwarded(Duration timeout) {
+			await(this.allForwarded, timeout, "all failures to be forwarded");
+		}
+
+		private void await(CountDownLatch latch, Duration timeout, String what) {
+			try {
+				if (!latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+					throw new IllegalStateException("Round " + this.id + " timed out after " + timeout + " waiting for "
+							+ what + " (" + latch.getCount() + " missing; healthy processed " + this.healthyCount.get()
+							+ ", forwarded " + this.forwardCount.get() + ")");
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted waiting for " + what, ex);
+			}
+		}
+
+		public int healthyCount() {
+			return this.healthyCount.get();
+		}
+
+		public long lastHealthyNanos() {
+			return this.lastHealthyNanos.get();
+		}
+
+		public int forwardCount() {
+			return this.forwardCount.get();
+		}
+
+		public long lastForwardNanos() {
+			return this.lastForwardNanos.get();
+		}
+
+		/**
+		 * How late each retry arrived after its {@code retry-due} time, in milliseconds (negative: early).
+		 * @return one value per recorded retry
+		 */
+		public long[] latenessMillis() {
+			return (this.lateness != null)
+					? Arrays.copyOf(this.lateness, Math.min(this.latenessCount.get(), this.lateness.length)) : new long[0];
+		}
+
+	}
+
+}

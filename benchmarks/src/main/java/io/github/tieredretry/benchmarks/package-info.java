@@ -1,0 +1,7 @@
+/**
+ * The benchmark harness: five benchmarks against a real broker, each comparison measured side by side.
+ */
+@NullMarked
+package io.github.tieredretry.benchmarks;
+
+import org.jspecify.annotations.NullMarked;

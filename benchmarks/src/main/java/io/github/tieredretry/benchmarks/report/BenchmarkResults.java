@@ -1,0 +1,43 @@
+package io.github.tieredretry.benchmarks.report;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything one run of the harness measured.
+ *
+ * @param machine the machine
+ * @param settings the run's settings, for the report (name to value)
+ * @param started when the run started
+ * @param took how long it took
+ * @param loadSamples the load average at the start of each benchmark and at the end
+ * @param happyPath benchmark 1, if run
+ * @param failureStorm benchmark 2, if run
+ * @param forwarding benchmark 3, if run
+ * @param delayAccuracy benchmark 4, if run
+ * @param topology benchmark 5, if run
+ */
+public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
+		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
+		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology) {
+
+	/**
+	 * The comparisons that were run, in benchmark order.
+	 * @return the comparisons
+	 */
+	public List<Comparison> comparisons() {
+		List<Comparison> comparisons = new ArrayList<>();
+		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding }) {
+			if (comparison != null) {
+				comparisons.add(comparison);
+			}
+		}
+		return comparisons;
+	}
+
+}

@@ -1,0 +1,108 @@
+package io.github.tieredretry.benchmarks;
+
+import java.awt.image.BufferedImage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import javax.imageio.ImageIO;
+
+import com.rabbitmq.client.ConnectionFactory;
+import io.github.tieredretry.benchmarks.broker.BrokerSettings;
+import io.github.tieredretry.benchmarks.report.BenchmarkResults;
+import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.LatenessResult;
+import io.github.tieredretry.benchmarks.report.MarkdownReport;
+import io.github.tieredretry.benchmarks.report.ObjectCounts;
+import io.github.tieredretry.benchmarks.report.RatioSeries;
+import io.github.tieredretry.benchmarks.report.SideSeries;
+import io.github.tieredretry.benchmarks.report.TopologyResult;
+import io.github.tieredretry.testsupport.TestBroker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The harness, with tiny sizes, against the integration tests' broker: every benchmark runs and produces
+ * sane results, charts and a report. It checks that the harness works, never how fast anything is.
+ */
+class BenchmarkHarnessSmokeTests {
+
+	@TempDir
+	Path output;
+
+	@Test
+	void everyBenchmarkProducesResultsChartsAndAReport() throws IOException {
+		ConnectionFactory client = TestBroker.get().clientConnectionFactory();
+		BrokerSettings broker = new BrokerSettings(client.getHost(), client.getPort(), client.getUsername(),
+				client.getPassword());
+		BenchmarkSettings settings = BenchmarkSettings.smoke(broker, this.output);
+
+		BenchmarkResults results = new BenchmarkRun(settings, System.out::println).run();
+		List<Path> written = new MarkdownReport(this.output).write(results);
+
+		assertThat(results.comparisons()).extracting(Comparison::key)
+			.containsExactly("happy-path", "failure-storm", "forwarding");
+		for (Comparison comparison : results.comparisons()) {
+			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
+			assertThat(comparison.ratios()).isNotEmpty()
+				.allSatisfy((ratio) -> assertThat(ratio.ratios()).hasSize(settings.repeats())
+					.allSatisfy((value) -> assertThat(value).isPositive().isFinite()));
+		}
+		assertThat(results.failureStorm().ratios()).extracting(RatioSeries::target).containsExactly(0.9, 50.0);
+
+		LatenessResult lateness = results.delayAccuracy();
+		assertThat(lateness.latenessMillis()).hasSize(settings.accuracyMessages());
+
+		TopologyResult topology = results.topology();
+		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
+		int listeners = settings.topologyListeners();
+		assertThat(topology.tiered()).isEqualTo(new ObjectCounts(tiers + 1, 3, tiers + 1 + listeners));
+		assertThat(topology.perQueue()).isEqualTo(new ObjectCounts(listeners * (tiers + 1), 0, 0));
+		assertThat(topology.verifiedOnBroker()).isTrue();
+
+		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
+			.extracting((file) -> file.getFileName().toString())
+			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "ratios.png",
+					"delay-lateness.png", "topology.png")
+			.hasSize(6);
+		for (Path chart : written) {
+			if (chart.toString().endsWith(".png")) {
+				BufferedImage image = ImageIO.read(chart.toFile());
+				assertThat(image).as(chart.toString()).isNotNull();
+				assertThat(image.getWidth()).isPositive();
+			}
+		}
+		String report = Files.readString(this.output.resolve("benchmarks.md"));
+		assertThat(report).contains(MarkdownReport.START_MARKER, MarkdownReport.END_MARKER,
+				"| Benchmark | Ratio | min | median | max |", "![Lateness histogram](benchmarks/delay-lateness.png)");
+		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1);
+	}
+
+	@Test
+	void aSecondReportReplacesTheResultsAndKeepsWhatPeopleWrote() throws IOException {
+		Path document = this.output.resolve("benchmarks.md");
+		Files.writeString(document, "# Benchmarks\n\nMethod, written by hand.\n\n" + MarkdownReport.START_MARKER
+				+ "\nold results\n" + MarkdownReport.END_MARKER + "\n\n## Findings\n\nAlso by hand.\n");
+		BenchmarkResults results = new BenchmarkResults(
+				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
+				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
+				null, null, null);
+
+		new MarkdownReport(this.output).write(results);
+
+		String report = Files.readString(document);
+		assertThat(report).startsWith("# Benchmarks\n\nMethod, written by hand.\n\n" + MarkdownReport.START_MARKER)
+			.endsWith(MarkdownReport.END_MARKER + "\n\n## Findings\n\nAlso by hand.\n")
+			.doesNotContain("old results")
+			.contains("RabbitMQ test");
+	}
+
+	private static void assertMeasuredOncePerRepeat(SideSeries side, int repeats) {
+		assertThat(side.values()).as(side.label()).hasSize(repeats)
+			.allSatisfy((value) -> assertThat(value).isPositive().isFinite());
+	}
+
+}
