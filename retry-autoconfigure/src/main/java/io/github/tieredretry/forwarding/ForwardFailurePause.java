@@ -20,6 +20,8 @@ public final class ForwardFailurePause {
 
 	private final AtomicInteger consecutiveFailures = new AtomicInteger();
 
+	private volatile long pausedUntilNanos;
+
 	public ForwardFailurePause(Duration initial, Duration max) {
 		this.initialMillis = Math.max(0, initial.toMillis());
 		this.maxMillis = Math.max(this.initialMillis, max.toMillis());
@@ -43,7 +45,7 @@ public final class ForwardFailurePause {
 	 * @return the pause taken, in milliseconds
 	 */
 	public long pauseAfterFailure() {
-		long pause = pauseMillis(this.consecutiveFailures.incrementAndGet());
+		long pause = recordFailure();
 		try {
 			TimeUnit.MILLISECONDS.sleep(pause);
 		}
@@ -52,6 +54,36 @@ public final class ForwardFailurePause {
 			Thread.currentThread().interrupt();
 		}
 		return pause;
+	}
+
+	/**
+	 * Record a failed forward, without pausing.
+	 * @return the pause the failure calls for, in milliseconds
+	 */
+	public long recordFailure() {
+		long pause = pauseMillis(this.consecutiveFailures.incrementAndGet());
+		this.pausedUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause);
+		return pause;
+	}
+
+	/**
+	 * Pause the calling consumer while the pause of the last failed forward lasts: a forward that fails
+	 * after the consumer has moved on (no confirm, a nack) slows the consumer down from its next message.
+	 */
+	public void awaitPause() {
+		if (this.consecutiveFailures.get() == 0) {
+			return;
+		}
+		long wait = this.pausedUntilNanos - System.nanoTime();
+		if (wait > 0) {
+			try {
+				TimeUnit.NANOSECONDS.sleep(wait);
+			}
+			catch (InterruptedException ex) {
+				// The container is stopping.
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	/** Record a successful forward. */

@@ -1,5 +1,7 @@
 package io.github.tieredretry.forwarding;
 
+import java.util.concurrent.CompletableFuture;
+
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.topology.RetryTopology;
 import org.apache.commons.logging.Log;
@@ -10,7 +12,7 @@ import org.apache.commons.logging.LogFactory;
  * When the broker returns a forward as unroutable (a tier queue or the parking lot was deleted) or
  * refuses it for a missing exchange, the retry topology is declared again and the forward is tried once more before it counts as failed.
  */
-public final class MessageForwarder {
+public final class MessageForwarder implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(MessageForwarder.class);
 
@@ -33,24 +35,12 @@ public final class MessageForwarder {
 	}
 
 	/**
-	 * Forward to the tier named by the properties' {@code retry-tier} header.
-	 * @param workQueue the queue the message must come back to (becomes the routing key)
-	 * @param properties the properties to publish
-	 * @param body the body
-	 * @throws ForwardFailedException when the broker did not confirm the forward
+	 * Release the publisher's completion thread (forwards are no longer started once the listener
+	 * containers have stopped).
 	 */
-	public void toTier(String workQueue, AMQP.BasicProperties properties, byte[] body) {
-		publishHealing(RetryTopology.DELAY_EXCHANGE, workQueue, properties, body);
-	}
-
-	/**
-	 * Forward to the parking lot.
-	 * @param properties the properties to publish
-	 * @param body the body
-	 * @throws ForwardFailedException when the broker did not confirm the forward
-	 */
-	public void toParkingLot(AMQP.BasicProperties properties, byte[] body) {
-		publishHealing("", this.topology.parkingLot(), properties, body);
+	@Override
+	public void close() {
+		this.publisher.close();
 	}
 
 	/**
@@ -65,30 +55,54 @@ public final class MessageForwarder {
 		this.publisher.publish("", queue, properties, body);
 	}
 
-	private void publishHealing(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
-		try {
-			this.publisher.publish(exchange, routingKey, properties, body);
-		}
-		catch (ForwardFailedException ex) {
-			if (ex.getKind() != ForwardFailedException.Kind.RETURNED
-					&& ex.getKind() != ForwardFailedException.Kind.MISSING_EXCHANGE) {
-				throw ex;
+	/**
+	 * Forward to the tier named by the properties' {@code retry-tier} header, without waiting for the
+	 * confirm.
+	 * @param workQueue the queue the message must come back to (becomes the routing key)
+	 * @param properties the properties to publish
+	 * @param body the body
+	 * @return completes when the broker confirmed; fails with a {@link ForwardFailedException}
+	 */
+	public CompletableFuture<Void> toTier(String workQueue, AMQP.BasicProperties properties, byte[] body) {
+		return publishHealingAsync(RetryTopology.DELAY_EXCHANGE, workQueue, properties, body);
+	}
+
+	/**
+	 * Forward to the parking lot without waiting for the confirm.
+	 * @param properties the properties to publish
+	 * @param body the body
+	 * @return completes when the broker confirmed; fails with a {@link ForwardFailedException}
+	 */
+	public CompletableFuture<Void> toParkingLot(AMQP.BasicProperties properties, byte[] body) {
+		return publishHealingAsync("", this.topology.parkingLot(), properties, body);
+	}
+
+	private CompletableFuture<Void> publishHealingAsync(String exchange, String routingKey,
+			AMQP.BasicProperties properties, byte[] body) {
+		return this.publisher.publishAsync(exchange, routingKey, properties, body).handle((ok, failure) -> {
+			if (failure == null) {
+				return CompletableFuture.<Void>completedFuture(null);
+			}
+			if (!(failure instanceof ForwardFailedException ex)
+					|| (ex.getKind() != ForwardFailedException.Kind.RETURNED
+							&& ex.getKind() != ForwardFailedException.Kind.MISSING_EXCHANGE)) {
+				return CompletableFuture.<Void>failedFuture(failure);
 			}
 			logger.warn("Retry topology is incomplete on the broker (" + ex.getMessage()
 					+ "); declaring it again and retrying the forward once");
 			try {
+				// Runs on the publisher's completion thread, not on a consumer.
 				this.redeclareTopology.run();
 			}
 			catch (RuntimeException redeclareFailure) {
-				// A conflicting queue or a lost connection: still a failed forward, so that the caller
-				// pauses and requeues instead of letting the container redeliver at once.
-				throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
-						ex.getMessage() + "; declaring the retry topology again failed: "
-								+ redeclareFailure.getMessage(),
-						redeclareFailure);
+				return CompletableFuture.<Void>failedFuture(new ForwardFailedException(
+						ForwardFailedException.Kind.RETURNED, ex.getMessage()
+								+ "; declaring the retry topology again failed: " + redeclareFailure.getMessage(),
+						redeclareFailure));
 			}
-			this.publisher.publish(exchange, routingKey, properties, body);
-		}
+			return this.publisher.publishAsync(exchange, routingKey, properties, body);
+		}).thenCompose((next) -> next);
 	}
+
 
 }

@@ -119,7 +119,7 @@ public final class RetryableListenerInstaller {
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		queues.forEach(this.topology::registerWorkQueue);
 		this.registry.applied(new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
-				annotation.policy().trim(), policy, beanClass, method));
+				annotation.policy().trim(), policy, beanClass, method), listenerContainer);
 		warnAboutInexactDelays(listener, policy);
 		if (logger.isInfoEnabled()) {
 			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers);

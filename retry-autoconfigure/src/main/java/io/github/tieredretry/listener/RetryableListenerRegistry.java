@@ -7,6 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+
 /**
  * Every {@code @RetryableListener} found on a bean, and every listener container it was applied to.
  * An annotation that was found but never applied (no {@code @RabbitListener}, or a container that was
@@ -17,6 +19,17 @@ public final class RetryableListenerRegistry {
 	private final List<RetryableListenerInfo> listeners = new CopyOnWriteArrayList<>();
 
 	private final List<Declared> declared = new CopyOnWriteArrayList<>();
+
+	private final List<Applied> containers = new CopyOnWriteArrayList<>();
+
+	/**
+	 * A container tiered retries were applied to.
+	 *
+	 * @param listener the listener's name
+	 * @param container the container
+	 */
+	record Applied(String listener, AbstractMessageListenerContainer container) {
+	}
 
 	/**
 	 * An annotation found on a bean.
@@ -32,8 +45,13 @@ public final class RetryableListenerRegistry {
 		this.declared.add(new Declared(beanName, beanClass, method));
 	}
 
-	void applied(RetryableListenerInfo info) {
+	void applied(RetryableListenerInfo info, AbstractMessageListenerContainer container) {
 		this.listeners.add(info);
+		this.containers.add(new Applied(info.listener(), container));
+	}
+
+	List<Applied> containers() {
+		return List.copyOf(this.containers);
 	}
 
 	/**

@@ -28,6 +28,16 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		for (RetryableListenerRegistry.Applied applied : this.registry.containers()) {
+			// Known only now: a transaction manager makes the container transacted when it initializes.
+			if (applied.container().isChannelTransacted()) {
+				throw new RetryableListenerConfigurationException(applied.listener(),
+						"transacted listener containers are not supported",
+						"The starter acknowledges a failed message when its forward is confirmed, after the "
+								+ "listener has returned, which a channel transaction cannot include. Remove "
+								+ "channelTransacted / the transaction manager from this listener's container factory.");
+			}
+		}
 		List<RetryableListenerRegistry.Declared> unapplied = this.registry.unapplied();
 		if (!unapplied.isEmpty()) {
 			RetryableListenerRegistry.Declared first = unapplied.get(0);

@@ -1,8 +1,14 @@
 package io.github.tieredretry.listener;
 
+import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -40,9 +46,16 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Wraps a retryable listener. Each message ends in exactly one of three places: processed by the
- * listener, waiting in a delay tier, or parked. A message leaves its queue (is acked by the container)
- * only after the forward that moves it on has been confirmed by the broker; if that forward fails, the
- * message goes back to its queue after a pause, and nothing is lost.
+ * listener, waiting in a delay tier, or parked. A message leaves its queue (is acked) only after the
+ * forward that moves it on has been confirmed by the broker; if that forward fails, the message goes back
+ * to its queue after a pause, and nothing is lost.
+ * <p>
+ * Forwards are not waited for on the consumer thread: the confirm (a disk write on the broker) takes far
+ * longer than processing a healthy message, so the consumer goes on with the next messages and the
+ * original is acked when the confirm arrives. This is why the listener acks every message itself: it
+ * declares {@linkplain #isAsyncReplies() asynchronous replies}, which makes the container use manual
+ * acknowledgements (with its own acks, an ack of a later message would also ack - with {@code multiple}
+ * - a failed one whose forward is not confirmed yet).
  */
 final class RetryingMessageListener implements ChannelAwareMessageListener {
 
@@ -71,6 +84,37 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	@Override
 	public void onMessage(Message message, @Nullable Channel channel) throws Exception {
+		if (channel == null) {
+			throw new IllegalStateException("Listener " + this.listenerName + " received a message without its "
+					+ "channel; tiered retries need the container to expose it (exposeListenerChannel)");
+		}
+		Acknowledgement acknowledgement = new Acknowledgement(channel, message);
+		this.pause.awaitPause();
+		try {
+			handle(message, channel, acknowledgement);
+		}
+		catch (VirtualMachineError error) {
+			throw error;
+		}
+		catch (Throwable ex) {
+			// With manual acks the container leaves every outcome to this listener, including the acks and
+			// requeues a listener asks for by throwing.
+			Throwable cause = unwrap(ex);
+			if (cause instanceof ImmediateAcknowledgeAmqpException) {
+				acknowledgement.ack();
+			}
+			else if (cause instanceof ImmediateRequeueAmqpException) {
+				acknowledgement.requeue();
+			}
+			else {
+				logger.error("Listener " + this.listenerName + " could not handle message " + describe(message)
+						+ "; it goes back to its queue", ex);
+				acknowledgement.requeue();
+			}
+		}
+	}
+
+	private void handle(Message message, Channel channel, Acknowledgement acknowledgement) throws Exception {
 		DeliveryCapture.Received received = this.runtime.capture().take(message);
 		MessageProperties properties = message.getMessageProperties();
 		String queue = properties.getConsumerQueue();
@@ -84,9 +128,10 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		Duration hopTier = this.decider.tierForEarlyArrival(state, clock.instant());
 		if (hopTier != null) {
 			// Its delay is longer than the largest tier: wait again, do not invoke the listener early.
-			forward(message, received, queue, state, "", () -> this.runtime.forwarder()
+			forward(message, queue, state, "", () -> this.runtime.forwarder()
 				.toTier(queue, outbound(message, received, HeaderChanges.forHop(hopTier)), body(message, received)),
-					RetryTopology.tierQueueName(hopTier));
+					RetryTopology.tierQueueName(hopTier), acknowledgement, () -> {
+					});
 			if (logger.isDebugEnabled()) {
 				logger.debug("Message " + describe(message) + " on '" + queue + "' is not due until " + state.due()
 						+ "; waiting in tier " + TierLadder.nameOf(hopTier));
@@ -95,12 +140,13 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		}
 		Throwable failure = invoke(message, channel, state);
 		if (failure == null) {
+			acknowledgement.ack();
 			if (state.isRetry()) {
 				recovered(message, queue, state, clock.instant());
 			}
 			return;
 		}
-		handleFailure(message, received, queue, state, failure);
+		handleFailure(message, received, queue, state, failure, acknowledgement);
 	}
 
 	/**
@@ -151,61 +197,122 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 	}
 
 	private void handleFailure(Message message, DeliveryCapture.@Nullable Received received, String queue,
-			RetryState state, Throwable failure) {
+			RetryState state, Throwable failure, Acknowledgement acknowledgement) {
 		Throwable cause = unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
 		FailureDecision decision = this.decider.afterFailure(state, isRetryable(failure), now);
 		if (decision instanceof FailureDecision.Retry retry) {
 			AMQP.BasicProperties properties = outbound(message, received, HeaderChanges.forRetry(queue, retry, details));
-			forward(message, received, queue, state, details.exceptionClass(),
+			forward(message, queue, state, details.exceptionClass(),
 					() -> this.runtime.forwarder().toTier(queue, properties, body(message, received)),
-					RetryTopology.tierQueueName(retry.tier()));
-			if (logger.isDebugEnabled()) {
-				logger.debug("Listener " + this.listenerName + " failed on message " + describe(message) + " from '"
-						+ queue + "' (" + details.exceptionClass() + ": " + details.error() + "); retry "
-						+ retry.retryNumber() + " of " + this.decider.policy().maxRetries() + " in "
-						+ TierLadder.nameOf(retry.delay()) + " via tier " + TierLadder.nameOf(retry.tier()));
-			}
-			this.runtime.publish(new RetryScheduledEvent(queue, retry.retryNumber(), TierLadder.nameOf(retry.tier()),
-					retry.delay(), retry.due(), details.exceptionClass(), properties.getMessageId()));
+					RetryTopology.tierQueueName(retry.tier()), acknowledgement, () -> {
+						if (logger.isDebugEnabled()) {
+							logger.debug("Listener " + this.listenerName + " failed on message " + describe(message)
+									+ " from '" + queue + "' (" + details.exceptionClass() + ": " + details.error()
+									+ "); retry " + retry.retryNumber() + " of " + this.decider.policy().maxRetries()
+									+ " in " + TierLadder.nameOf(retry.delay()) + " via tier "
+									+ TierLadder.nameOf(retry.tier()));
+						}
+						this.runtime.publish(new RetryScheduledEvent(queue, retry.retryNumber(),
+								TierLadder.nameOf(retry.tier()), retry.delay(), retry.due(), details.exceptionClass(),
+								properties.getMessageId()));
+					});
 		}
 		else if (decision instanceof FailureDecision.Park park) {
 			AMQP.BasicProperties properties = outbound(message, received,
 					HeaderChanges.forPark(queue, state.retries(), park, details, now));
-			forward(message, received, queue, state, details.exceptionClass(),
+			forward(message, queue, state, details.exceptionClass(),
 					() -> this.runtime.forwarder().toParkingLot(properties, body(message, received)),
-					this.runtime.parkingLot());
-			logger.warn("Parked message " + describe(message) + " from '" + queue + "' in '"
-					+ this.runtime.parkingLot() + "' (" + park.reason().value() + ", after " + state.retries()
-					+ " retries): " + details.exceptionClass() + ": " + details.error());
-			this.runtime.publish(new MessageParkedEvent(queue, state.retries(), park.reason(),
-					details.exceptionClass(), properties.getMessageId()));
+					this.runtime.parkingLot(), acknowledgement, () -> {
+						logger.warn("Parked message " + describe(message) + " from '" + queue + "' in '"
+								+ this.runtime.parkingLot() + "' (" + park.reason().value() + ", after "
+								+ state.retries() + " retries): " + details.exceptionClass() + ": " + details.error());
+						this.runtime.publish(new MessageParkedEvent(queue, state.retries(), park.reason(),
+								details.exceptionClass(), properties.getMessageId()));
+					});
 		}
 	}
 
 	/**
-	 * Run a forward. On failure the message must stay in its queue: pause (no hot redelivery loop), then
-	 * make the container requeue it whatever its {@code defaultRequeueRejected} says.
+	 * Start a forward; the original is acked when the broker confirms it. On failure the message must stay
+	 * in its queue: it goes back after a pause (no hot redelivery loop), while the consumer goes on with
+	 * other messages.
 	 */
-	private void forward(Message message, DeliveryCapture.@Nullable Received received, String queue,
-			RetryState state, String exception, Runnable publish, String target) {
+	private void forward(Message message, String queue, RetryState state, String exception,
+			Supplier<CompletableFuture<Void>> publish, String target, Acknowledgement acknowledgement,
+			Runnable afterConfirm) {
+		CompletableFuture<Void> forward;
 		try {
-			publish.run();
-			this.pause.reset();
+			forward = publish.get();
 		}
 		catch (ForwardFailedException ex) {
-			this.runtime.publish(new ForwardFailedEvent(queue, state.retries(), target, exception, ex.getMessage(),
-					message.getMessageProperties().getMessageId()));
-			ForwardFailurePause pause = this.pause;
-			long pausedFor = pause.pauseAfterFailure();
-			logger.error("Could not forward message " + describe(message) + " from '" + queue + "' to '" + target
-					+ "' (" + ex.getMessage() + "); it goes back to '" + queue + "' after a pause of " + pausedFor
-					+ " ms (" + pause.consecutiveFailures() + " consecutive forward failures)");
-			// The forward failure, not the listener's exception, is the cause: a conversion failure in
-			// the chain would make the container's error handler reject (drop) the message.
-			throw new ImmediateRequeueAmqpException("Forward to '" + target + "' failed; message requeued", ex);
+			forward = CompletableFuture.failedFuture(ex);
 		}
+		forward.whenComplete((confirmed, completionFailure) -> {
+			if (completionFailure == null) {
+				this.pause.reset();
+				// As with a synchronous forward: what follows a confirm happens before the ack.
+				afterConfirm.run();
+				acknowledgement.ack();
+				return;
+			}
+			Throwable failure = (completionFailure instanceof CompletionException
+					&& completionFailure.getCause() != null) ? completionFailure.getCause() : completionFailure;
+			this.runtime.publish(new ForwardFailedEvent(queue, state.retries(), target, exception,
+					failure.getMessage(), message.getMessageProperties().getMessageId()));
+			ForwardFailurePause pause = this.pause;
+			long pauseMillis = pause.recordFailure();
+			logger.error("Could not forward message " + describe(message) + " from '" + queue + "' to '" + target
+					+ "' (" + failure.getMessage() + "); it goes back to '" + queue + "' after a pause of "
+					+ pauseMillis + " ms (" + pause.consecutiveFailures() + " consecutive forward failures)");
+			CompletableFuture.runAsync(acknowledgement::requeue,
+					CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS));
+		});
+	}
+
+	/**
+	 * Acks or requeues one delivery on the consumer's channel, once. Called on the consumer thread or, after
+	 * a confirm, on the publisher's completion thread: a single {@code basic.ack} frame is safe to send
+	 * from another thread (Spring AMQP acks asynchronous replies the same way).
+	 */
+	private static final class Acknowledgement {
+
+		private final Channel channel;
+
+		private final Message message;
+
+		private final AtomicBoolean done = new AtomicBoolean();
+
+		Acknowledgement(Channel channel, Message message) {
+			this.channel = channel;
+			this.message = message;
+		}
+
+		void ack() {
+			if (this.done.compareAndSet(false, true)) {
+				try {
+					this.channel.basicAck(this.message.getMessageProperties().getDeliveryTag(), false);
+				}
+				catch (IOException | RuntimeException ex) {
+					logger.warn("Could not ack message " + describe(this.message) + " (" + ex.getMessage()
+							+ "); the broker will deliver it again");
+				}
+			}
+		}
+
+		void requeue() {
+			if (this.done.compareAndSet(false, true)) {
+				try {
+					this.channel.basicNack(this.message.getMessageProperties().getDeliveryTag(), false, true);
+				}
+				catch (IOException | RuntimeException ex) {
+					logger.warn("Could not requeue message " + describe(this.message) + " (" + ex.getMessage()
+							+ "); the broker will deliver it again");
+				}
+			}
+		}
+
 	}
 
 	private void recovered(Message message, String queue, RetryState state, Instant now) {
@@ -260,12 +367,13 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	@Override
 	public void containerAckMode(AcknowledgeMode mode) {
-		this.delegate.containerAckMode(mode);
+		// The container acks manually because of this wrapper; for the listener, acks stay automatic.
+		this.delegate.containerAckMode(AcknowledgeMode.AUTO);
 	}
 
 	@Override
 	public boolean isAsyncReplies() {
-		return this.delegate.isAsyncReplies();
+		return true;
 	}
 
 	MessageListener delegate() {

@@ -512,6 +512,12 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void transactedContainerFailsStartupNamingTheListener() {
+		this.contextRunner.withUserConfiguration(TransactedListener.class)
+			.run(failsWith("TransactedListener#onOrder", "transacted listener containers are not supported"));
+	}
+
+	@Test
 	void noneAckModeFailsStartupNamingTheListener() {
 		this.contextRunner.withUserConfiguration(NoAckListener.class)
 			.run(failsWith("NoAckListener#onOrder", "acknowledge mode NONE is not supported"));
@@ -816,6 +822,25 @@ class TieredRetryAutoConfigurationTests {
 		@RabbitListener(queues = "orders")
 		@RetryableListener(maxRetries = -2)
 		public void onOrder(String order) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TransactedListener {
+
+		@Bean
+		static SimpleRabbitListenerContainerFactory transactedFactory(ConnectionFactory connectionFactory) {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			factory.setConnectionFactory(connectionFactory);
+			factory.setChannelTransacted(true);
+			factory.setAutoStartup(false);
+			return factory;
+		}
+
+		@RabbitListener(queues = "orders", containerFactory = "transactedFactory")
+		@RetryableListener
+		void onOrder(String order) {
 		}
 
 	}
