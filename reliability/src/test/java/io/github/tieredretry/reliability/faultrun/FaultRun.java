@@ -129,8 +129,10 @@ final class FaultRun {
 			long minimumGap = Math.max(this.settings.messages() / 50, 50);
 			long outcomesAtLastFault = 0;
 			for (ScheduledFault fault : SCHEDULE) {
-				long target = Math.max((long) Math.ceil(fault.atOutcomeFraction() * this.settings.messages()),
-						outcomesAtLastFault + minimumGap);
+				// Capped at the message count: when earlier faults came late (a slow broker restart), the gap
+				// must not push the last ones beyond the outcomes the run can ever produce.
+				long target = Math.min(Math.max((long) Math.ceil(fault.atOutcomeFraction() * this.settings.messages()),
+						outcomesAtLastFault + minimumGap), this.settings.messages());
 				stalled = awaitProgress(journals, producer, consumer, () -> journals.refresh().records() >= target);
 				if (stalled != null) {
 					stalled = "before fault '" + fault.type().description() + "': " + stalled;
