@@ -3,13 +3,19 @@ package io.github.tieredretry.forwarding;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.rabbitmq.client.AMQP;
@@ -21,6 +27,7 @@ import com.rabbitmq.client.ShutdownSignalException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitUtils;
@@ -47,18 +54,16 @@ public final class ConfirmedPublisher implements AutoCloseable {
 	 */
 	private final Semaphore inFlight;
 
-	/**
-	 * Completes asynchronous forwards. Confirms arrive on the connection's I/O thread, which must not
-	 * block; releasing a channel and acking the original happen here instead.
-	 */
-	private final ScheduledExecutorService completions = Executors.newSingleThreadScheduledExecutor((task) -> {
-		Thread thread = new Thread(task, "tiered-retry-forward-confirms");
-		thread.setDaemon(true);
-		this.completionThread = thread;
-		return thread;
-	});
+	/** Confirm timeouts and delayed tasks; every task on it is short. */
+	private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
+			daemonThreads("tiered-retry-scheduler"));
 
-	private volatile @Nullable Thread completionThread;
+	/**
+	 * What follows a confirm or a failure and may block: acks and application events, declaring the
+	 * topology again, closing a failed channel (a channel close waits for the broker's reply). Confirms
+	 * arrive on the connection's I/O thread, which must never block.
+	 */
+	private final ThreadPoolExecutor followUps;
 
 	/**
 	 * Create a publisher.
@@ -70,6 +75,36 @@ public final class ConfirmedPublisher implements AutoCloseable {
 		this.confirmTimeoutMillis = confirmTimeout.toMillis();
 		this.inFlight = new Semaphore((connectionFactory instanceof CachingConnectionFactory caching)
 				? Math.max(1, caching.getChannelCacheSize()) : 25);
+		this.followUps = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				daemonThreads("tiered-retry-forward-"));
+		this.followUps.allowCoreThreadTimeOut(true);
+	}
+
+	private static ThreadFactory daemonThreads(String name) {
+		AtomicInteger count = new AtomicInteger();
+		return (task) -> {
+			Thread thread = new Thread(task, name.endsWith("-") ? name + count.incrementAndGet() : name);
+			thread.setDaemon(true);
+			return thread;
+		};
+	}
+
+	/**
+	 * Where to run what follows a forward's completion: it may block, the thread completing a forward
+	 * must not.
+	 * @return the executor
+	 */
+	public Executor followUps() {
+		return this.followUps;
+	}
+
+	/**
+	 * Run a short task later.
+	 * @param task the task
+	 * @param delayMillis the delay
+	 */
+	public void schedule(Runnable task, long delayMillis) {
+		this.scheduler.schedule(() -> this.followUps.execute(task), delayMillis, TimeUnit.MILLISECONDS);
 	}
 
 	/**
@@ -102,6 +137,18 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			// OrDie: a nack or a timeout closes the channel, so a late confirm can never be
 			// mistaken for the confirm of the next publish on a cached channel.
 			channel.waitForConfirmsOrDie(this.confirmTimeoutMillis);
+			if (!channel.isOpen()) {
+				// Closed by the broker (a missing exchange, 404) while waiting: the wait can end without a
+				// confirm when the close clears the unconfirmed publishes.
+				Channel target = (channel instanceof ChannelProxy proxy) ? proxy.getTargetChannel() : channel;
+				ShutdownSignalException reason = target.getCloseReason();
+				throw new ForwardFailedException((reason != null) ? errorKind(reason) : ForwardFailedException.Kind.PUBLISH_ERROR,
+						"Channel closed while publishing to " + describe(exchange, routingKey)
+								+ ((reason != null) ? ": " + reason.getMessage() : ""));
+			}
+		}
+		catch (ForwardFailedException ex) {
+			throw ex;
 		}
 		catch (TimeoutException ex) {
 			throw new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT, "No confirm within "
@@ -147,12 +194,13 @@ public final class ConfirmedPublisher implements AutoCloseable {
 	public CompletableFuture<Void> publishAsync(String exchange, String routingKey, AMQP.BasicProperties properties,
 			byte[] body) {
 		CompletableFuture<Void> result = new CompletableFuture<>();
-		// A forward retried after healing starts on the completion thread, which must never wait for a
-		// permit that only it can give back.
-		boolean limited = Thread.currentThread() != this.completionThread;
 		try {
-			if (limited) {
-				this.inFlight.acquire();
+			// Bounded: a forward that cannot start within the confirm timeout fails like one never confirmed.
+			if (!this.inFlight.tryAcquire(this.confirmTimeoutMillis, TimeUnit.MILLISECONDS)) {
+				result.completeExceptionally(new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT,
+						"Too many forwards waiting for their confirm; could not publish to "
+								+ describe(exchange, routingKey) + " within " + this.confirmTimeoutMillis + " ms"));
+				return result;
 			}
 		}
 		catch (InterruptedException ex) {
@@ -166,19 +214,20 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			channel = this.connectionFactory.createConnection().createChannel(false);
 		}
 		catch (RuntimeException ex) {
-			if (limited) {
-				this.inFlight.release();
-			}
+			this.inFlight.release();
 			result.completeExceptionally(new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
 					"No channel to publish to " + describe(exchange, routingKey) + ": " + ex.getMessage(), ex));
 			return result;
 		}
-		AsyncForward forward = new AsyncForward(channel, exchange, routingKey, result, limited);
+		// Listeners go on the real channel: the proxy would replace a closed channel by a new one, an RPC
+		// that must never run on the connection's I/O thread, where the listeners are called.
+		Channel target = (channel instanceof ChannelProxy proxy) ? proxy.getTargetChannel() : channel;
+		AsyncForward forward = new AsyncForward(channel, target, exchange, routingKey, result);
 		try {
-			channel.addReturnListener(forward);
-			channel.addConfirmListener(forward);
-			channel.addShutdownListener(forward);
-			forward.timeout = this.completions.schedule(() -> forward.finish(new ForwardFailedException(
+			target.addReturnListener(forward);
+			target.addConfirmListener(forward);
+			target.addShutdownListener(forward);
+			forward.timeout = this.scheduler.schedule(() -> forward.finish(new ForwardFailedException(
 					ForwardFailedException.Kind.TIMEOUT, "No confirm within " + this.confirmTimeoutMillis
 							+ " ms for the publish to " + describe(exchange, routingKey))),
 					this.confirmTimeoutMillis, TimeUnit.MILLISECONDS);
@@ -188,6 +237,7 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			channel.basicPublish(exchange, routingKey, true, publishable, body);
 		}
 		catch (IOException | RuntimeException ex) {
+			// Includes the scheduler refusing the timeout once the publisher is closed.
 			forward.finish(new ForwardFailedException(errorKind(ex),
 					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex));
 		}
@@ -199,13 +249,13 @@ public final class ConfirmedPublisher implements AutoCloseable {
 
 		private final Channel channel;
 
+		private final Channel target;
+
 		private final String exchange;
 
 		private final String routingKey;
 
 		private final CompletableFuture<Void> result;
-
-		private final boolean limited;
 
 		private final AtomicBoolean finished = new AtomicBoolean();
 
@@ -213,13 +263,13 @@ public final class ConfirmedPublisher implements AutoCloseable {
 
 		volatile @Nullable ScheduledFuture<?> timeout;
 
-		AsyncForward(Channel channel, String exchange, String routingKey, CompletableFuture<Void> result,
-				boolean limited) {
+		AsyncForward(Channel channel, Channel target, String exchange, String routingKey,
+				CompletableFuture<Void> result) {
 			this.channel = channel;
+			this.target = target;
 			this.exchange = exchange;
 			this.routingKey = routingKey;
 			this.result = result;
-			this.limited = limited;
 		}
 
 		@Override
@@ -258,35 +308,55 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			if (scheduledTimeout != null) {
 				scheduledTimeout.cancel(false);
 			}
-			ConfirmedPublisher.this.completions.execute(() -> {
-				try {
-					this.channel.removeReturnListener(this);
-					this.channel.removeConfirmListener(this);
-					this.channel.removeShutdownListener(this);
-					if (failure != null && failure.getKind() != ForwardFailedException.Kind.RETURNED) {
-						// Never hand a channel with a confirm still outstanding back to the cache.
-						RabbitUtils.setPhysicalCloseRequired(this.channel, true);
-					}
-					this.channel.close();
+			// Quick work only: this runs on the connection's I/O thread, the scheduler or a consumer.
+			this.target.removeReturnListener(this);
+			this.target.removeConfirmListener(this);
+			this.target.removeShutdownListener(this);
+			// A channel that may still get a confirm must never be reused: it is closed for good.
+			releaseChannel(this.channel, failure == null || failure.getKind() == ForwardFailedException.Kind.RETURNED);
+			ConfirmedPublisher.this.inFlight.release();
+			if (failure == null) {
+				this.result.complete(null);
+			}
+			else {
+				this.result.completeExceptionally(failure);
+			}
+		}
+
+	}
+
+	/**
+	 * Give a forward's channel back to the cache, or close it for good, on a follow-up thread: the channel
+	 * proxy may talk to the broker, and the caller may be the I/O thread that would have to read the reply.
+	 */
+	private void releaseChannel(Channel channel, boolean reusable) {
+		try {
+			this.followUps.execute(() -> {
+				if (reusable) {
+					closeQuietly(channel);
+					return;
 				}
-				catch (IOException | TimeoutException | RuntimeException ex) {
-					// The channel is unusable either way; the cache replaces it.
+				RabbitUtils.setPhysicalCloseRequired(channel, true);
+				try {
+					closeQuietly(channel);
 				}
 				finally {
-					RabbitUtils.setPhysicalCloseRequired(this.channel, false);
-					if (this.limited) {
-						ConfirmedPublisher.this.inFlight.release();
-					}
-				}
-				if (failure == null) {
-					this.result.complete(null);
-				}
-				else {
-					this.result.completeExceptionally(failure);
+					RabbitUtils.setPhysicalCloseRequired(channel, false);
 				}
 			});
 		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: the connection closes with the application.
+		}
+	}
 
+	private static void closeQuietly(Channel channel) {
+		try {
+			channel.close();
+		}
+		catch (IOException | TimeoutException | RuntimeException ex) {
+			// The channel is unusable either way; the cache replaces it.
+		}
 	}
 
 	/**
@@ -295,9 +365,10 @@ public final class ConfirmedPublisher implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		this.completions.shutdown();
+		this.scheduler.shutdownNow();
+		this.followUps.shutdown();
 		try {
-			this.completions.awaitTermination(this.confirmTimeoutMillis, TimeUnit.MILLISECONDS);
+			this.followUps.awaitTermination(this.confirmTimeoutMillis, TimeUnit.MILLISECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

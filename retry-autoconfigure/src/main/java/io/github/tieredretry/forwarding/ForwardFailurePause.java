@@ -41,22 +41,6 @@ public final class ForwardFailurePause {
 	}
 
 	/**
-	 * Record a failed forward and pause the calling consumer accordingly.
-	 * @return the pause taken, in milliseconds
-	 */
-	public long pauseAfterFailure() {
-		long pause = recordFailure();
-		try {
-			TimeUnit.MILLISECONDS.sleep(pause);
-		}
-		catch (InterruptedException ex) {
-			// The container is stopping: give the message back now.
-			Thread.currentThread().interrupt();
-		}
-		return pause;
-	}
-
-	/**
 	 * Record a failed forward, without pausing.
 	 * @return the pause the failure calls for, in milliseconds
 	 */

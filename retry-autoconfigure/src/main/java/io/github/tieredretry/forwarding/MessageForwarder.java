@@ -1,6 +1,7 @@
 package io.github.tieredretry.forwarding;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.topology.RetryTopology;
@@ -79,7 +80,8 @@ public final class MessageForwarder implements AutoCloseable {
 
 	private CompletableFuture<Void> publishHealingAsync(String exchange, String routingKey,
 			AMQP.BasicProperties properties, byte[] body) {
-		return this.publisher.publishAsync(exchange, routingKey, properties, body).handle((ok, failure) -> {
+		// Declaring the topology waits for the broker: on a follow-up thread, never on the I/O thread.
+		return this.publisher.publishAsync(exchange, routingKey, properties, body).handleAsync((ok, failure) -> {
 			if (failure == null) {
 				return CompletableFuture.<Void>completedFuture(null);
 			}
@@ -91,7 +93,6 @@ public final class MessageForwarder implements AutoCloseable {
 			logger.warn("Retry topology is incomplete on the broker (" + ex.getMessage()
 					+ "); declaring it again and retrying the forward once");
 			try {
-				// Runs on the publisher's completion thread, not on a consumer.
 				this.redeclareTopology.run();
 			}
 			catch (RuntimeException redeclareFailure) {
@@ -101,8 +102,24 @@ public final class MessageForwarder implements AutoCloseable {
 						redeclareFailure));
 			}
 			return this.publisher.publishAsync(exchange, routingKey, properties, body);
-		}).thenCompose((next) -> next);
+		}, this.publisher.followUps()).thenCompose((next) -> next);
 	}
 
+	/**
+	 * Where to run what follows a forward's completion (acks, events): it may block.
+	 * @return the executor
+	 */
+	public Executor followUps() {
+		return this.publisher.followUps();
+	}
 
+	/**
+	 * Run a task later on a follow-up thread.
+	 * @param task the task
+	 * @param delayMillis the delay
+	 * @throws java.util.concurrent.RejectedExecutionException once the forwarder is closed
+	 */
+	public void schedule(Runnable task, long delayMillis) {
+		this.publisher.schedule(task, delayMillis);
+	}
 }

@@ -3,6 +3,7 @@ package io.github.tieredretry.listener;
 import java.util.IdentityHashMap;
 import java.util.Map;
 
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.support.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 
@@ -30,6 +31,18 @@ final class NonRetryableFailures {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * Whether the failure can never be retried: a payload failure, a producer-side batch, or a listener that
+	 * explicitly asked not to be redelivered ({@link AmqpRejectAndDontRequeueException}: parked instead).
+	 * @param failure the failure
+	 * @return whether to park the message at once
+	 */
+	static boolean isNeverRetried(Throwable failure) {
+		Throwable cause = RetryingMessageListener.unwrap(failure);
+		return cause instanceof ProducerBatchNotSupportedException
+				|| cause instanceof AmqpRejectAndDontRequeueException || isPayloadFailure(failure);
 	}
 
 	/**

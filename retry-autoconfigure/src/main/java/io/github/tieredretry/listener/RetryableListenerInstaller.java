@@ -2,6 +2,7 @@ package io.github.tieredretry.listener;
 
 import java.lang.reflect.Method;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
@@ -113,7 +114,9 @@ public final class RetryableListenerInstaller {
 					"This is unexpected for a @RabbitListener; please report it.");
 		}
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
-				new RetryDecider(this.tiers, policy), this.runtime, this.pauses.get()));
+				new RetryDecider(this.tiers, policy), this.runtime, this.pauses));
+		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
+		listenerContainer.setDeBatchingEnabled(false);
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
@@ -181,6 +184,11 @@ public final class RetryableListenerInstaller {
 					"A batch fails as a whole, so no single message could be retried or parked. Consume single "
 							+ "messages (remove batch = \"true\" / consumerBatchEnabled) for this listener.");
 		}
+		if (!listenerContainer.isExposeListenerChannel()) {
+			throw new RetryableListenerConfigurationException(listener, "exposeListenerChannel=false is not supported",
+					"The starter acknowledges deliveries on the channel that received them. Leave "
+							+ "exposeListenerChannel at its default (true).");
+		}
 		AcknowledgeMode ackMode = listenerContainer.getAcknowledgeMode();
 		if (ackMode == AcknowledgeMode.MANUAL) {
 			throw new RetryableListenerConfigurationException(listener, "acknowledge mode MANUAL is not supported",
@@ -225,7 +233,7 @@ public final class RetryableListenerInstaller {
 			return;
 		}
 		for (long retry = 1; retry <= Math.min(policy.maxRetries(), 20); retry++) {
-			java.time.Duration delay = policy.delayBeforeRetry(retry);
+			Duration delay = policy.delayBeforeRetry(retry);
 			if (delay.compareTo(this.tiers.largest()) <= 0 && !this.tiers.hasExactTier(delay)) {
 				logger.info(listener + ": retry " + retry + " is due after " + TierLadder.nameOf(delay)
 						+ " but waits " + TierLadder.nameOf(this.tiers.tierFor(delay)) + " (the next tier up); add "

@@ -4,11 +4,14 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.regex.Pattern;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -71,15 +74,31 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final ListenerRuntime runtime;
 
-	private final ForwardFailurePause pause;
+	/** Header of a batch sent with Spring AMQP's {@code BatchingRabbitTemplate}. */
+	private static final String BATCH_FORMAT_HEADER = "springBatchFormat";
+
+	/** A recovered message's exception class comes from a header: only a plausible class name is kept. */
+	private static final Pattern CLASS_NAME = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$.]{0,199}");
+
+	private final Supplier<ForwardFailurePause> pauseFactory;
+
+	/**
+	 * One pause per forward target: a parking lot that cannot be reached must keep slowing its forwards
+	 * down even while forwards to the tiers succeed.
+	 */
+	private final Map<String, ForwardFailurePause> pauses = new ConcurrentHashMap<>();
 
 	RetryingMessageListener(MessageListener delegate, String listenerName, RetryDecider decider,
-			ListenerRuntime runtime, ForwardFailurePause pause) {
+			ListenerRuntime runtime, Supplier<ForwardFailurePause> pauseFactory) {
 		this.delegate = delegate;
 		this.listenerName = listenerName;
 		this.decider = decider;
 		this.runtime = runtime;
-		this.pause = pause;
+		this.pauseFactory = pauseFactory;
+	}
+
+	private ForwardFailurePause pause(String target) {
+		return this.pauses.computeIfAbsent(target, (name) -> this.pauseFactory.get());
 	}
 
 	@Override
@@ -89,7 +108,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					+ "channel; tiered retries need the container to expose it (exposeListenerChannel)");
 		}
 		Acknowledgement acknowledgement = new Acknowledgement(channel, message);
-		this.pause.awaitPause();
+		// Forwards that failed after the consumer moved on slow it down from its next message.
+		this.pauses.values().forEach(ForwardFailurePause::awaitPause);
 		try {
 			handle(message, channel, acknowledgement);
 		}
@@ -107,9 +127,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 				acknowledgement.requeue();
 			}
 			else {
-				logger.error("Listener " + this.listenerName + " could not handle message " + describe(message)
-						+ "; it goes back to its queue", ex);
-				acknowledgement.requeue();
+				// Unexpected: back to the queue, but after a pause like a failed forward, never in a hot loop.
+				long pauseMillis = pause("(unexpected failure)").recordFailure();
+				logQuietly("Listener " + this.listenerName + " could not handle message " + describe(message)
+						+ "; it goes back to its queue in " + pauseMillis + " ms", ex);
+				requeueLater(acknowledgement, pauseMillis);
 			}
 		}
 	}
@@ -124,12 +146,21 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					+ "consumer queue; cannot apply tiered retries");
 		}
 		RetryState state = RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), queue);
+		// What the listener sees is the retry state for this queue, not a count copied from elsewhere.
+		properties.setRetryCount(state.retries());
+		if (properties.getHeaders().containsKey(BATCH_FORMAT_HEADER)) {
+			// A producer-side batch shares one delivery between its messages, so one of them could not be
+			// retried or parked on its own: the batch is parked whole, untouched.
+			handleFailure(message, received, queue, state, new ProducerBatchNotSupportedException(), acknowledgement);
+			return;
+		}
 		Clock clock = this.runtime.clock();
 		Duration hopTier = this.decider.tierForEarlyArrival(state, clock.instant());
 		if (hopTier != null) {
 			// Its delay is longer than the largest tier: wait again, do not invoke the listener early.
-			forward(message, queue, state, "", () -> this.runtime.forwarder()
-				.toTier(queue, outbound(message, received, HeaderChanges.forHop(hopTier)), body(message, received)),
+			AMQP.BasicProperties hop = outbound(message, received, HeaderChanges.forHop(hopTier));
+			forward(message, queue, state, "",
+					() -> this.runtime.forwarder().toTier(queue, hop, body(message, received)),
 					RetryTopology.tierQueueName(hopTier), acknowledgement, () -> {
 					});
 			if (logger.isDebugEnabled()) {
@@ -184,7 +215,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 	}
 
 	private boolean isRetryable(Throwable failure) {
-		if (NonRetryableFailures.isPayloadFailure(failure)) {
+		if (NonRetryableFailures.isNeverRetried(failure)) {
 			return false;
 		}
 		if (NonRetryableFailures.hasCyclicCauseChain(failure)) {
@@ -249,26 +280,54 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		catch (ForwardFailedException ex) {
 			forward = CompletableFuture.failedFuture(ex);
 		}
-		forward.whenComplete((confirmed, completionFailure) -> {
+		ForwardFailurePause pause = pause(target);
+		// Acks and events may block: on a follow-up thread, never on the thread that completed the forward.
+		forward.whenCompleteAsync((confirmed, completionFailure) -> {
 			if (completionFailure == null) {
-				this.pause.reset();
-				// As with a synchronous forward: what follows a confirm happens before the ack.
-				afterConfirm.run();
-				acknowledgement.ack();
+				pause.reset();
+				try {
+					// As with a synchronous forward: what follows a confirm happens before the ack.
+					afterConfirm.run();
+				}
+				finally {
+					acknowledgement.ack();
+				}
 				return;
 			}
 			Throwable failure = (completionFailure instanceof CompletionException
 					&& completionFailure.getCause() != null) ? completionFailure.getCause() : completionFailure;
-			this.runtime.publish(new ForwardFailedEvent(queue, state.retries(), target, exception,
-					failure.getMessage(), message.getMessageProperties().getMessageId()));
-			ForwardFailurePause pause = this.pause;
 			long pauseMillis = pause.recordFailure();
-			logger.error("Could not forward message " + describe(message) + " from '" + queue + "' to '" + target
-					+ "' (" + failure.getMessage() + "); it goes back to '" + queue + "' after a pause of "
-					+ pauseMillis + " ms (" + pause.consecutiveFailures() + " consecutive forward failures)");
-			CompletableFuture.runAsync(acknowledgement::requeue,
-					CompletableFuture.delayedExecutor(pauseMillis, TimeUnit.MILLISECONDS));
-		});
+			try {
+				this.runtime.publish(new ForwardFailedEvent(queue, state.retries(), target, exception,
+						String.valueOf(failure.getMessage()), message.getMessageProperties().getMessageId()));
+				logQuietly("Could not forward message " + describe(message) + " from '" + queue + "' to '" + target
+						+ "' (" + failure.getMessage() + "); it goes back to '" + queue + "' after a pause of "
+						+ pauseMillis + " ms (" + pause.consecutiveFailures() + " consecutive forward failures)", null);
+			}
+			finally {
+				requeueLater(acknowledgement, pauseMillis);
+			}
+		}, this.runtime.forwarder().followUps());
+	}
+
+	private void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
+		try {
+			this.runtime.forwarder().schedule(acknowledgement::requeue, delayMillis);
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: give the message back now.
+			acknowledgement.requeue();
+		}
+	}
+
+	private static void logQuietly(String message, @Nullable Throwable failure) {
+		try {
+			logger.error(message, failure);
+		}
+		catch (RuntimeException ex) {
+			// An exception whose toString() throws must not keep its message from going back to its queue.
+			logger.error(message + " (its exception could not be printed: " + ex.getClass().getName() + ")");
+		}
 	}
 
 	/**
@@ -324,8 +383,10 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			logger.debug("Message " + describe(message) + " on '" + queue + "' recovered on retry " + state.retries()
 					+ ", " + recoveryTime.toMillis() + " ms after its first failure");
 		}
-		this.runtime.publish(new MessageRecoveredEvent(queue, state.retries(), recoveryTime,
-				(exception != null) ? exception.toString() : "", message.getMessageProperties().getMessageId()));
+		String exceptionClass = (exception != null && CLASS_NAME.matcher(exception.toString()).matches())
+				? exception.toString() : "";
+		this.runtime.publish(new MessageRecoveredEvent(queue, state.retries(), recoveryTime, exceptionClass,
+				message.getMessageProperties().getMessageId()));
 	}
 
 	private static AMQP.BasicProperties outbound(Message message, DeliveryCapture.@Nullable Received received,
@@ -374,10 +435,6 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 	@Override
 	public boolean isAsyncReplies() {
 		return true;
-	}
-
-	MessageListener delegate() {
-		return this.delegate;
 	}
 
 }

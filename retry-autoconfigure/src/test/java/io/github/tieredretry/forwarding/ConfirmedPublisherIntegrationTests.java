@@ -1,7 +1,10 @@
 package io.github.tieredretry.forwarding;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -14,6 +17,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * {@link ConfirmedPublisher} against a real broker: confirmed, returned, and refused for a missing exchange.
@@ -40,6 +44,7 @@ class ConfirmedPublisherIntegrationTests {
 
 	@AfterEach
 	void tearDown() {
+		this.publisher.close();
 		this.broker.deleteQueue(this.queue);
 		this.broker.close();
 		this.connectionFactory.destroy();
@@ -67,6 +72,81 @@ class ConfirmedPublisherIntegrationTests {
 			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE));
 		this.publisher.publish("", this.queue, new AMQP.BasicProperties(), "y".getBytes());
 		assertThat(this.broker.count(this.queue)).isEqualTo(1);
+	}
+
+	@Test
+	void publishToAFullQueueThatRejectsPublishesFailsAsNacked() {
+		String full = this.queue + "-full";
+		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+		try {
+			assertThatExceptionOfType(ForwardFailedException.class)
+				.isThrownBy(() -> this.publisher.publish("", full, new AMQP.BasicProperties(), "x".getBytes()))
+				.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.NACKED));
+			assertThat(kindOfAsyncFailure("", full)).isEqualTo(ForwardFailedException.Kind.NACKED);
+		}
+		finally {
+			this.broker.deleteQueue(full);
+		}
+	}
+
+	@Test
+	void asynchronousPublishCompletesWhenTheBrokerConfirms() {
+		this.publisher.publishAsync("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
+		assertThat(this.broker.count(this.queue)).isEqualTo(1);
+	}
+
+	@Test
+	void asynchronousPublishFailsAsReturnedOrMissingExchange() {
+		assertThat(kindOfAsyncFailure("", "no-such-queue-" + UUID.randomUUID()))
+			.isEqualTo(ForwardFailedException.Kind.RETURNED);
+		assertThat(kindOfAsyncFailure("no-such-exchange-" + UUID.randomUUID(), this.queue))
+			.isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+	}
+
+	@Test
+	void everyFailedAsynchronousPublishGivesItsSlotBack() {
+		// One channel in the cache, so one forward in flight at a time: a slot not given back would make
+		// the publish after the failures wait for the confirm timeout and fail.
+		this.connectionFactory.setChannelCacheSize(1);
+		ConfirmedPublisher onePermit = new ConfirmedPublisher(this.connectionFactory, Duration.ofSeconds(2));
+		String full = this.queue + "-full";
+		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+		try {
+			for (int i = 0; i < 3; i++) {
+				assertThat(kindOfAsyncFailure(onePermit, "", "no-such-queue-" + UUID.randomUUID()))
+					.isEqualTo(ForwardFailedException.Kind.RETURNED);
+				assertThat(kindOfAsyncFailure(onePermit, "", full)).isEqualTo(ForwardFailedException.Kind.NACKED);
+				assertThat(kindOfAsyncFailure(onePermit, "no-such-exchange-" + UUID.randomUUID(), this.queue))
+					.isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+			}
+			onePermit.publishAsync("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
+			assertThat(this.broker.count(this.queue)).isEqualTo(1);
+		}
+		finally {
+			onePermit.close();
+			this.broker.deleteQueue(full);
+		}
+	}
+
+	@Test
+	void closedPublisherFailsNewForwardsWithoutThrowing() {
+		ConfirmedPublisher closed = new ConfirmedPublisher(this.connectionFactory, Duration.ofSeconds(2));
+		closed.close();
+		assertThat(kindOfAsyncFailure(closed, "", this.queue)).isNotNull();
+		assertThat(this.broker.count(this.queue)).isLessThanOrEqualTo(1);
+	}
+
+	private ForwardFailedException.Kind kindOfAsyncFailure(String exchange, String routingKey) {
+		return kindOfAsyncFailure(this.publisher, exchange, routingKey);
+	}
+
+	private static ForwardFailedException.Kind kindOfAsyncFailure(ConfirmedPublisher publisher, String exchange,
+			String routingKey) {
+		CompletableFuture<Void> forward = publisher.publishAsync(exchange, routingKey, new AMQP.BasicProperties(),
+				"x".getBytes());
+		Throwable failure = catchThrowable(forward::join);
+		assertThat(failure).isInstanceOf(CompletionException.class).hasCauseInstanceOf(ForwardFailedException.class);
+		return ((ForwardFailedException) failure.getCause()).getKind();
 	}
 
 }

@@ -85,8 +85,8 @@ class ForwardFailurePauseTests {
 	void failuresAreCountedUntilAForwardSucceeds() {
 		ForwardFailurePause pause = new ForwardFailurePause(Duration.ZERO, Duration.ZERO);
 		assertThat(pause.consecutiveFailures()).isZero();
-		assertThat(pause.pauseAfterFailure()).isZero();
-		assertThat(pause.pauseAfterFailure()).isZero();
+		assertThat(pause.recordFailure()).isZero();
+		assertThat(pause.recordFailure()).isZero();
 		assertThat(pause.consecutiveFailures()).isEqualTo(2);
 		pause.reset();
 		assertThat(pause.consecutiveFailures()).isZero();
@@ -95,14 +95,39 @@ class ForwardFailurePauseTests {
 	}
 
 	@Test
+	void recordedFailureReportsThePauseItCallsFor() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
+		assertThat(pause.recordFailure()).isEqualTo(500);
+		assertThat(pause.recordFailure()).isEqualTo(1000);
+	}
+
+	@Test
+	void consumerWaitsOnlyWhileThePauseOfTheLastFailureLasts() {
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(200), Duration.ofMillis(200));
+		long started = System.nanoTime();
+		pause.awaitPause();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("no failure, no pause")
+			.isLessThan(Duration.ofMillis(100));
+		pause.recordFailure();
+		started = System.nanoTime();
+		pause.awaitPause();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(150));
+		pause.reset();
+		started = System.nanoTime();
+		pause.awaitPause();
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).as("reset ends the pause")
+			.isLessThan(Duration.ofMillis(100));
+	}
+
+	@Test
 	void interruptedConsumerIsNotHeldByThePauseAndStaysInterrupted() {
 		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofHours(1), Duration.ofHours(1));
+		pause.recordFailure();
 		Thread.currentThread().interrupt();
 		long started = System.nanoTime();
-		assertThat(pause.pauseAfterFailure()).isEqualTo(Duration.ofHours(1).toMillis());
+		pause.awaitPause();
 		assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
 		assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		assertThat(pause.consecutiveFailures()).isEqualTo(1);
 	}
 
 }

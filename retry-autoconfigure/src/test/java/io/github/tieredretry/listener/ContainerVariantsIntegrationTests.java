@@ -2,6 +2,7 @@ package io.github.tieredretry.listener;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
@@ -14,7 +15,10 @@ import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
+import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitHandler;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -32,6 +36,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +91,9 @@ class ContainerVariantsIntegrationTests {
 	@Autowired
 	RabbitListenerEndpointRegistry endpoints;
 
+	@Autowired
+	ConnectionFactory connectionFactory;
+
 
 
 
@@ -111,6 +119,45 @@ class ContainerVariantsIntegrationTests {
 		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
 			.until(() -> this.recorder.count(id) == 1 && queues.parkingLot(PARKING_LOT).find(id) == null);
 		assertThat(queues.broker().count(DIRECT_QUEUE)).isZero();
+	}
+
+	@Test
+	void listenerAskingNotToBeRedeliveredIsParkedAtOnce() {
+		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "dont-requeue");
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(AmqpRejectAndDontRequeueException.class.getName());
+		assertThat(this.recorder.count(id)).isEqualTo(1);
+	}
+
+	@Test
+	void producerSideBatchIsParkedWholeWithoutInvokingTheListener() {
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.initialize();
+		try {
+			BatchingRabbitTemplate template = new BatchingRabbitTemplate(this.connectionFactory,
+					new SimpleBatchingStrategy(3, 100_000, 30_000), scheduler);
+			for (String part : List.of("ok", "ok", "always")) {
+				template.send("", DIRECT_QUEUE, new Message(part.getBytes(StandardCharsets.UTF_8)));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> !queues.parkingLot(PARKING_LOT).from(DIRECT_QUEUE)
+				.stream()
+				.filter((message) -> message.headers().containsKey("springBatchFormat"))
+				.toList()
+				.isEmpty());
+			BrokerClient.Received batch = queues.parkingLot(PARKING_LOT).from(DIRECT_QUEUE)
+				.stream()
+				.filter((message) -> message.headers().containsKey("springBatchFormat"))
+				.findFirst()
+				.orElseThrow();
+			assertThat(batch.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+			assertThat(batch.header(RetryHeaders.EXCEPTION)).endsWith("ProducerBatchNotSupportedException");
+			assertThat(batch.bodyText()).contains("ok").contains("always");
+		}
+		finally {
+			scheduler.shutdown();
+		}
 	}
 
 	@Test

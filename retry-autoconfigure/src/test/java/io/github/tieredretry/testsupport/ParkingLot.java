@@ -28,7 +28,7 @@ public final class ParkingLot {
 	 * @return the parked messages
 	 */
 	public List<BrokerClient.Received> from(String workQueue) {
-		this.broker.drain(this.queue).forEach((message) -> this.parked.put(message.properties().getMessageId(), message));
+		this.broker.drain(this.queue).forEach((message) -> this.parked.put(idOf(message), message));
 		return this.parked.values().stream().filter((message) -> workQueue.equals(message.header(RetryHeaders.QUEUE))).toList();
 	}
 
@@ -38,13 +38,18 @@ public final class ParkingLot {
 	 * @return the message or {@code null}
 	 */
 	public BrokerClient.Received find(String id) {
-		this.broker.drain(this.queue).forEach((message) -> this.parked.put(message.properties().getMessageId(), message));
+		this.broker.drain(this.queue).forEach((message) -> this.parked.put(idOf(message), message));
 		return this.parked.get(id);
 	}
 
 	public Map<String, BrokerClient.Received> all() {
-		this.broker.drain(this.queue).forEach((message) -> this.parked.put(message.properties().getMessageId(), message));
+		this.broker.drain(this.queue).forEach((message) -> this.parked.put(idOf(message), message));
 		return this.parked;
+	}
+
+	private static String idOf(BrokerClient.Received message) {
+		String id = message.properties().getMessageId();
+		return (id != null) ? id : "delivery-" + message.deliveryTag();
 	}
 
 }

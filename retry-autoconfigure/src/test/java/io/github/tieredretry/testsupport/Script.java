@@ -2,6 +2,7 @@ package io.github.tieredretry.testsupport;
 
 import java.nio.charset.StandardCharsets;
 
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
 import org.springframework.amqp.core.Message;
 
@@ -9,7 +10,8 @@ import org.springframework.amqp.core.Message;
  * Test listeners follow a script carried in the message body: {@code ok} succeeds, {@code fail:N}
  * fails the first N invocations, {@code always} always fails, {@code reject} throws
  * {@link IllegalArgumentException} (configured as not retryable in tests), {@code ack-now} throws Spring
- * AMQP's {@link ImmediateAcknowledgeAmqpException}.
+ * AMQP's {@link ImmediateAcknowledgeAmqpException}, {@code dont-requeue} its
+ * {@link AmqpRejectAndDontRequeueException}.
  */
 public final class Script {
 
@@ -27,8 +29,12 @@ public final class Script {
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
 		boolean fail = reject || script.equals("always") || script.equals("ack-now")
+				|| script.equals("dont-requeue")
 				|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5).trim()));
 		recorder.record(id, message.getMessageProperties().getRetryCount(), !fail);
+		if (script.equals("dont-requeue")) {
+			throw new AmqpRejectAndDontRequeueException("scripted: do not redeliver");
+		}
 		if (script.equals("ack-now")) {
 			throw new ImmediateAcknowledgeAmqpException("scripted: acknowledge without processing");
 		}
