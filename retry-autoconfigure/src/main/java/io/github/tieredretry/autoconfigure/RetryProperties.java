@@ -145,7 +145,7 @@ public class RetryProperties {
 		private @Nullable Double multiplier;
 
 		/**
-		 * Exponential back-off: the longest delay. Built-in default: 1h.
+		 * Exponential back-off: longest delay. Built-in default: 1h.
 		 */
 		private @Nullable Duration maxInterval;
 
@@ -258,12 +258,12 @@ public class RetryProperties {
 		private boolean includeStackTrace = false;
 
 		/**
-		 * The longest exception message kept in header 'retry-error', in characters.
+		 * Longest exception message kept in header 'retry-error', in characters.
 		 */
 		private int maxErrorLength = 1000;
 
 		/**
-		 * The longest stack trace kept in header 'retry-stack-trace', in characters.
+		 * Longest stack trace kept in header 'retry-stack-trace', in characters.
 		 */
 		private int maxStackTraceLength = 8000;
 
@@ -311,7 +311,7 @@ public class RetryProperties {
 		private Duration failureInitialPause = Duration.ofMillis(500);
 
 		/**
-		 * The longest pause of a consumer after consecutive failed forwards.
+		 * Longest pause of a consumer after consecutive failed forwards.
 		 */
 		private Duration failureMaxPause = Duration.ofSeconds(15);
 

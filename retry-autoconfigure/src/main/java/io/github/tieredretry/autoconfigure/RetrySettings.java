@@ -10,6 +10,7 @@ import java.util.Map;
 import io.github.tieredretry.autoconfigure.RetryProperties.Policy;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.PolicyLayer;
 import io.github.tieredretry.policy.RetryPolicyResolver;
 import io.github.tieredretry.policy.TierLadder;
@@ -81,11 +82,18 @@ final class RetrySettings {
 				headers.getMaxStackTraceLength());
 	}
 
+	static Duration topologyCheckInterval(RetryProperties properties) {
+		Duration interval = properties.getTopology().getCheckInterval();
+		notNegative("retry.topology.check-interval", interval);
+		return interval;
+	}
+
 	static RetryProperties.Publish publish(RetryProperties properties) {
 		RetryProperties.Publish publish = properties.getPublish();
 		positive("retry.publish.confirm-timeout", publish.getConfirmTimeout());
-		notNegative("retry.publish.failure-initial-pause", publish.getFailureInitialPause());
-		notNegative("retry.publish.failure-max-pause", publish.getFailureMaxPause());
+		// Zero would make a requeued message come straight back: a hot loop while forwards fail.
+		positive("retry.publish.failure-initial-pause", publish.getFailureInitialPause());
+		positive("retry.publish.failure-max-pause", publish.getFailureMaxPause());
 		return publish;
 	}
 
@@ -155,9 +163,10 @@ final class RetrySettings {
 	}
 
 	private static void positive(String property, @Nullable Duration value) {
-		if (value != null && (value.isNegative() || value.isZero())) {
+		if (value != null && (value.isNegative() || value.isZero()
+				|| value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
 			throw new InvalidConfigurationPropertyValueException(property, value,
-					"Use a positive duration such as '500ms', '10s' or '1h'.");
+					"Use a positive duration of at most 100 years, such as '500ms', '10s' or '1h'.");
 		}
 	}
 

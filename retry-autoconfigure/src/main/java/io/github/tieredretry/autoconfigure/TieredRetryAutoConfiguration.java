@@ -91,21 +91,24 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin) {
 		return new RetryTopologyDeclarer(topology, admin.getIfUnique());
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RetryTopologyInitializer retryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology) {
 		return new RetryTopologyInitializer(declarer, topology);
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RetryTopologyGuardian retryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
 			RetryProperties properties) {
 		return new RetryTopologyGuardian(topology, declarer, publisherConnectionFactory,
-				properties.getTopology().getCheckInterval());
+				RetrySettings.topologyCheckInterval(properties));
 	}
 
 	@Bean
@@ -124,6 +127,7 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, ApplicationEventPublisher events,
 			RetryableListenerRegistry registry) {
@@ -134,6 +138,7 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	RetryableListenerVerifier retryableListenerVerifier(RetryableListenerRegistry registry) {
 		return new RetryableListenerVerifier(registry);
 	}

@@ -1,5 +1,7 @@
 package io.github.tieredretry.listener;
 
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Method;
 import java.util.List;
 
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -59,18 +61,18 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 		this.running = true;
 	}
 
-	private static boolean isRabbitListener(java.lang.reflect.AnnotatedElement element) {
+	private static boolean isRabbitListener(AnnotatedElement element) {
 		return AnnotatedElementUtils.hasAnnotation(element, RabbitListener.class)
 				|| AnnotatedElementUtils.hasAnnotation(element, RabbitListeners.class);
 	}
 
 	private static boolean hasRabbitListenerMethod(Class<?> type) {
-		for (java.lang.reflect.Method method : type.getMethods()) {
+		for (Method method : type.getMethods()) {
 			if (isRabbitListener(method)) {
 				return true;
 			}
 		}
-		for (java.lang.reflect.Method method : type.getDeclaredMethods()) {
+		for (Method method : type.getDeclaredMethods()) {
 			if (isRabbitListener(method)) {
 				return true;
 			}

@@ -20,6 +20,12 @@ import org.springframework.util.backoff.ExponentialBackOff;
  */
 public final class EffectiveRetryPolicy {
 
+	/**
+	 * The longest delay, interval or timeout accepted (100 years): longer ones are typos, and would
+	 * overflow the arithmetic of due times.
+	 */
+	public static final Duration MAX_DURATION = Duration.ofDays(36_500);
+
 	private final int maxRetries;
 
 	private final List<Duration> delays;
@@ -66,7 +72,14 @@ public final class EffectiveRetryPolicy {
 		}
 		for (Duration delay : delays) {
 			require(!delay.isNegative(), "delays must not be negative but contained " + delay);
+			require(delay.compareTo(MAX_DURATION) <= 0, "delays must be at most 100 years but contained " + delay);
 		}
+		require(initialInterval.compareTo(MAX_DURATION) <= 0,
+				"initial-interval must be at most 100 years but was " + initialInterval);
+		require(maxInterval.compareTo(MAX_DURATION) <= 0, "max-interval must be at most 100 years but was "
+				+ maxInterval);
+		require(timeout == null || timeout.compareTo(MAX_DURATION) <= 0,
+				"timeout must be at most 100 years but was " + timeout);
 		this.maxRetries = maxRetries;
 		this.delays = List.copyOf(delays);
 		this.initialInterval = initialInterval;

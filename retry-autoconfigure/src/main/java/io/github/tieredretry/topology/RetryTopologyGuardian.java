@@ -21,8 +21,8 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Checks every so often that the retry topology still exists on the broker, and declares it again when
- * part of it was deleted. Forwards heal a missing tier, parking lot or delay exchange themselves, but
+ * Checks every so often that the retry topology still exists on the broker, and declares it again (which
+ * also restores bindings, which cannot be checked). Forwards heal a missing tier, parking lot or delay exchange themselves, but
  * nothing forwards to {@code retry.return}: if it were deleted, the broker would silently drop every retry
  * leaving a tier until the next reconnection. The check is a few passive declarations.
  */
@@ -56,8 +56,10 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	}
 
 	/**
-	 * Check the topology now and declare it again if anything is missing.
-	 * @return the objects that were missing (empty when all exist or the broker cannot be reached)
+	 * Check the topology now and declare it again. Declaring is idempotent; it also restores a binding
+	 * that was lost with a queue deleted and recreated by hand (without the binding from
+	 * {@code retry.unroutable}, unroutable retries would be dropped).
+	 * @return the exchanges and queues that were missing (empty when all exist or the broker cannot be reached)
 	 */
 	public List<String> checkNow() {
 		List<String> missing;
@@ -70,12 +72,12 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 		}
 		if (!missing.isEmpty()) {
 			logger.warn("Retry topology objects missing on the broker: " + missing + "; declaring them again");
-			try {
-				this.declarer.declare();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not declare the retry topology again: " + ex.getMessage());
-			}
+		}
+		try {
+			this.declarer.declare();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not declare the retry topology again: " + ex.getMessage());
 		}
 		return missing;
 	}

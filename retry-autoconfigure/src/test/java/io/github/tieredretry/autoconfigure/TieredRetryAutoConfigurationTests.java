@@ -467,9 +467,15 @@ class TieredRetryAutoConfigurationTests {
 				Arguments.of("retry.publish.confirm-timeout=-1s", "retry.publish.confirm-timeout",
 						"Use a positive duration"),
 				Arguments.of("retry.publish.failure-initial-pause=-1s", "retry.publish.failure-initial-pause",
-						"Use zero or a positive duration"),
+						"Use a positive duration"),
+				Arguments.of("retry.publish.failure-initial-pause=0s", "retry.publish.failure-initial-pause",
+						"Use a positive duration"),
 				Arguments.of("retry.publish.failure-max-pause=-1s", "retry.publish.failure-max-pause",
-						"Use zero or a positive duration"));
+						"Use a positive duration"),
+				Arguments.of("retry.topology.check-interval=-1s", "retry.topology.check-interval",
+						"Use zero or a positive duration"),
+				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval",
+						"at most 100 years"));
 	}
 
 	@Test

@@ -112,9 +112,16 @@ class EffectiveRetryPolicyTests {
 	@Test
 	void hugeMaxRetriesWithATinyMultiplierAndHugeIntervalsIsComputedInMilliseconds() {
 		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofMillis(1_000_000_000_000L),
-				1.000000000001, Duration.ofMillis(Long.MAX_VALUE));
+				1.000000000001, EffectiveRetryPolicy.MAX_DURATION);
 		Duration longest = assertTimeoutPreemptively(FAST, policy::longestDelay);
 		assertThat(longest).isGreaterThan(Duration.ofMillis(1_000_000_000_000L));
+	}
+
+	@Test
+	void durationsLongerThanAHundredYearsAreRejectedSoThatDueTimesCannotOverflow() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> exponential(3, Duration.ofSeconds(1), 2.0, Duration.ofMillis(Long.MAX_VALUE)))
+			.withMessageContaining("max-interval must be at most 100 years");
 	}
 
 	@Test
