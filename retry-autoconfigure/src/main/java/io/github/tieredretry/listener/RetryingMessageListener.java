@@ -43,6 +43,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.listener.ListenerExecutionFailedException;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
 import org.springframework.context.ApplicationEventPublisher;
@@ -332,8 +333,13 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	/**
 	 * Acks or requeues one delivery on the consumer's channel, once. Called on the consumer thread or, after
-	 * a confirm, on the publisher's completion thread: a single {@code basic.ack} frame is safe to send
-	 * from another thread (Spring AMQP acks asynchronous replies the same way).
+	 * a confirm, on a follow-up thread: a single {@code basic.ack} frame is safe to send from another thread
+	 * (Spring AMQP acks asynchronous replies the same way).
+	 * <p>
+	 * It holds the channel that delivered the message, not the container's cached-channel proxy: once its
+	 * channel has died, that proxy opens a new one on the next call, and a late ack would then settle
+	 * whichever message carries the same delivery tag there (another consumer's, still being processed). On
+	 * the dead channel the ack fails instead, and the broker has already put the message back in its queue.
 	 */
 	private static final class Acknowledgement {
 
@@ -344,7 +350,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		private final AtomicBoolean done = new AtomicBoolean();
 
 		Acknowledgement(Channel channel, Message message) {
-			this.channel = channel;
+			this.channel = (channel instanceof ChannelProxy proxy) ? proxy.getTargetChannel() : channel;
 			this.message = message;
 		}
 
