@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 import io.github.tieredretry.event.MessageParkedEvent;
+import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.topology.QueueType;
 
 import org.springframework.amqp.core.Queue;
@@ -58,20 +59,33 @@ public class FaultRunConsumerApplication {
 	}
 
 	@Bean
-	ParkedProgress parkedProgress(OutcomeJournal journal) {
-		return new ParkedProgress(journal);
+	JournaledEvents journaledEvents(OutcomeJournal journal) {
+		return new JournaledEvents(journal);
 	}
 
 	/**
-	 * Journals parked messages so that the harness can follow progress; the parking lot, not this line,
-	 * is what the final accounting trusts.
+	 * Journals parked messages so that the harness can follow progress (the parking lot, not this line,
+	 * is what the final accounting trusts), and confirmed forwards to tiers.
 	 */
-	static class ParkedProgress {
+	static class JournaledEvents {
 
 		private final OutcomeJournal journal;
 
-		ParkedProgress(OutcomeJournal journal) {
+		JournaledEvents(OutcomeJournal journal) {
 			this.journal = journal;
+		}
+
+		/**
+		 * The event follows the confirm, so the message entered its tier between the failure (due minus
+		 * delay) and now; the run's tiers equal its delays, so it expires between due and now plus delay.
+		 */
+		@EventListener
+		void onRetryScheduled(RetryScheduledEvent event) {
+			String messageId = event.messageId();
+			if (messageId != null) {
+				this.journal.retryScheduled(messageId, event.due().toEpochMilli(),
+						System.currentTimeMillis() + event.delay().toMillis());
+			}
 		}
 
 		@EventListener

@@ -11,7 +11,10 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Append-only record of what this consumer process did, one line per outcome: {@code S <message-id>}
- * for a message the listener processed, {@code P <message-id>} for one that was parked.
+ * for a message the listener processed, {@code P <message-id>} for one that was parked; and one line per
+ * confirmed forward to a tier, {@code R <message-id> <from> <to>}: the message expires in its tier between
+ * those two instants (epoch milliseconds), which tells the harness where a message was when a broker
+ * restart lost it.
  * <p>
  * A line is written with one {@code write(2)} before the listener returns, so it reaches the operating
  * system before the container can ack the message: killing the process (SIGKILL) cannot lose it. It is
@@ -25,6 +28,9 @@ public final class OutcomeJournal implements AutoCloseable {
 
 	/** Prefix of a parked message's line (progress only: the parking lot itself is the record). */
 	public static final String PARKED = "P";
+
+	/** Prefix of a confirmed forward to a delay tier (not an outcome). */
+	public static final String RETRY_SCHEDULED = "R";
 
 	private final FileChannel channel;
 
@@ -48,6 +54,16 @@ public final class OutcomeJournal implements AutoCloseable {
 
 	public void parked(String messageId) {
 		append(PARKED + " " + messageId + "\n");
+	}
+
+	/**
+	 * Record a forward to a tier that the broker confirmed.
+	 * @param messageId the message
+	 * @param expiresFrom the earliest instant the message can expire in its tier (epoch milliseconds)
+	 * @param expiresTo the latest instant it can expire there (epoch milliseconds)
+	 */
+	public void retryScheduled(String messageId, long expiresFrom, long expiresTo) {
+		append(RETRY_SCHEDULED + " " + messageId + " " + expiresFrom + " " + expiresTo + "\n");
 	}
 
 	private synchronized void append(String line) {

@@ -22,6 +22,7 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.reliability.broker.HarnessBroker;
 import io.github.tieredretry.reliability.consumer.FaultPlan;
 import io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication;
+import io.github.tieredretry.topology.QueueType;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;
 
@@ -37,6 +38,10 @@ import static org.awaitility.Awaitility.await;
  * <li>when every message has an outcome (or nothing has happened for a minute), the parking lot is read
  * and every message is accounted for: processed, or parked with the reason its plan calls for.</li>
  * </ol>
+ * A message neither processed nor parked is lost. With classic tiers one cause is outside the starter:
+ * a classic queue dead-letters at most once, so a message that expires in a tier while the broker stops
+ * (or crashes) can vanish inside the broker. A lost message whose last confirmed forward put it in a tier
+ * it expired from during a broker fault is counted apart, as lost by the broker; any other loss fails.
  * Each run gets a virtual host of its own, so classic and quorum tiers (same queue names) can follow
  * each other on one node.
  */
@@ -88,8 +93,24 @@ final class FaultRun {
 	 * @param type what
 	 * @param at when, from the start of the run
 	 * @param outcomesBefore outcome records the consumer had journaled by then
+	 * @param startedAt when it began, epoch milliseconds
+	 * @param endedAt when it was over (for a broker fault: the broker was up again), epoch milliseconds
 	 */
-	record AppliedFault(FaultType type, Duration at, long outcomesBefore) {
+	record AppliedFault(FaultType type, Duration at, long outcomesBefore, long startedAt, long endedAt) {
+
+		boolean isBrokerFault() {
+			return this.type == FaultType.RESTART_BROKER || this.type == FaultType.CRASH_BROKER;
+		}
+
+		/**
+		 * From when a message leaving a classic tier can be lost by this broker fault. A clean stop loses
+		 * only what expires while the queues stop. A crash also loses what expired just before: the broker
+		 * had moved it to its queue but not yet written it (losses seen up to 130 ms before the kill).
+		 */
+		long brokerLossesFrom() {
+			return (this.type == FaultType.CRASH_BROKER) ? this.startedAt - 1_000 : this.startedAt;
+		}
+
 	}
 
 	private final HarnessBroker broker;
@@ -142,15 +163,16 @@ final class FaultRun {
 				outcomesAtLastFault = journals.refresh().records();
 				FaultType type = (fault.type() == FaultType.RESTART_BROKER && this.settings.crashBroker())
 						? FaultType.CRASH_BROKER : fault.type();
+				long startedAt = System.currentTimeMillis();
 				apply(type, consumer);
-				faults.add(new AppliedFault(type, at, outcomesAtLastFault));
+				faults.add(new AppliedFault(type, at, outcomesAtLastFault, startedAt, System.currentTimeMillis()));
 				log(String.format("%7.1f s: %s after %d outcomes (%d messages confirmed by the broker)",
 						at.toMillis() / 1000.0, type.description(), outcomesAtLastFault, producer.confirmed()));
 			}
 			if (stalled == null) {
+				EndOfRun end = new EndOfRun(journals, faults);
 				stalled = awaitProgress(journals, producer, consumer,
-						() -> producer.confirmed() == this.settings.messages()
-								&& journals.refresh().settledMessages() == this.settings.messages());
+						() -> producer.confirmed() == this.settings.messages() && end.reached());
 			}
 			elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
 			awaitInFlightQueuesDrained();
@@ -269,6 +291,8 @@ final class FaultRun {
 		int parkedMessages = 0;
 		Map<String, Integer> parkedCopies = new LinkedHashMap<>();
 		int lost = 0;
+		int lostByBroker = 0;
+		List<String> lostByBrokerExamples = new ArrayList<>();
 		int wrong = 0;
 		long duplicates = 0;
 		List<String> lostExamples = new ArrayList<>();
@@ -283,6 +307,14 @@ final class FaultRun {
 			reasons.forEach((reason) -> parkedCopies.merge(reason, 1, Integer::sum));
 			int copies = processed + reasons.size();
 			if (copies == 0) {
+				AppliedFault brokerFault = brokerFaultItExpiredIn(journals.lastTierExpiry(index), faults);
+				if (brokerFault != null) {
+					lostByBroker++;
+					if (lostByBrokerExamples.size() < 10) {
+						lostByBrokerExamples.add(FaultPlans.messageId(index) + " (" + plan.headerValue() + ")");
+					}
+					continue;
+				}
 				lost++;
 				if (lostExamples.size() < 10) {
 					lostExamples.add(FaultPlans.messageId(index) + " (" + plan.headerValue() + ")");
@@ -302,8 +334,69 @@ final class FaultRun {
 		}
 		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(),
 				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies, lost, lostExamples,
+				lostByBroker, lostByBrokerExamples,
 				wrong, wrongExamples, duplicates, producer.resent(), foreignParked, stillQueued, faults,
 				countIncarnations(), stalled, elapsed);
+	}
+
+	/**
+	 * The run is over when every message has an outcome, or when the only ones without are lost by the
+	 * broker (see {@link #brokerFaultItExpiredIn}) and the work queue and tiers have stayed empty for a
+	 * while (nothing in flight that could still settle them).
+	 */
+	private final class EndOfRun {
+
+		private final JournalTail journals;
+
+		private final List<AppliedFault> faults;
+
+		private long quietSince;
+
+		EndOfRun(JournalTail journals, List<AppliedFault> faults) {
+			this.journals = journals;
+			this.faults = faults;
+		}
+
+		boolean reached() {
+			if (this.journals.refresh().settledMessages() == FaultRun.this.settings.messages()) {
+				return true;
+			}
+			if (!onlyLostByBrokerUnsettled() || inFlightMessages() > 0) {
+				this.quietSince = 0;
+				return false;
+			}
+			long now = System.currentTimeMillis();
+			if (this.quietSince == 0) {
+				this.quietSince = now;
+			}
+			return now - this.quietSince >= 2_000;
+		}
+
+		private boolean onlyLostByBrokerUnsettled() {
+			for (int index = 0; index < FaultRun.this.settings.messages(); index++) {
+				if (!this.journals.isSettled(index)
+						&& brokerFaultItExpiredIn(this.journals.lastTierExpiry(index), this.faults) == null) {
+					return false;
+				}
+			}
+			return true;
+		}
+
+	}
+
+	/**
+	 * The broker fault during which a message expired from the classic tier it was last forwarded to.
+	 * Quorum tiers dead-letter at least once: nothing is lost by the broker there, every loss counts.
+	 */
+	private @Nullable AppliedFault brokerFaultItExpiredIn(long @Nullable [] tierExpiry, List<AppliedFault> faults) {
+		if (tierExpiry == null || this.settings.queueType() != QueueType.CLASSIC) {
+			return null;
+		}
+		return faults.stream()
+			.filter(AppliedFault::isBrokerFault)
+			.filter((fault) -> tierExpiry[0] <= fault.endedAt() && tierExpiry[1] >= fault.brokerLossesFrom())
+			.findFirst()
+			.orElse(null);
 	}
 
 	private int countIncarnations() {

@@ -25,6 +25,9 @@ import org.jspecify.annotations.Nullable;
  * @param parkedCopies parked copies, duplicates included, by reason
  * @param lost messages neither processed nor parked
  * @param lostExamples a few lost messages, with their plan
+ * @param lostByBroker lost messages that expired from a classic tier during a broker restart or crash (classic
+ * queues dead-letter at most once); not counted in {@code lost}
+ * @param lostByBrokerExamples a few of those
  * @param wrongOutcome messages processed or parked against their plan (or parked for the wrong reason)
  * @param wrongExamples a few of those
  * @param duplicates copies beyond the first outcome of each message
@@ -38,7 +41,7 @@ import org.jspecify.annotations.Nullable;
  */
 record FaultRunReport(QueueType queueType, String broker, int messages, Map<FaultPlan.Behaviour, Integer> plan,
 		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int lost,
-		List<String> lostExamples, int wrongOutcome, List<String> wrongExamples, long duplicates, long producerResends,
+		List<String> lostExamples, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome, List<String> wrongExamples, long duplicates, long producerResends,
 		long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults, int consumerIncarnations,
 		@Nullable String stalled, Duration elapsed) {
 
@@ -76,6 +79,11 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 				new TreeMap<>(this.parkedCopies)));
 		lines.add(String.format("LOST         : %d%s", this.lost,
 				this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
+		if (this.lostByBroker > 0) {
+			lines.add(String.format("lost by broker: %d, expired from a classic tier during the broker restart or crash "
+					+ "(classic queues dead-letter at most once; quorum tiers do not lose these)  e.g. %s",
+					this.lostByBroker, this.lostByBrokerExamples));
+		}
 		lines.add(String.format("wrong outcome: %d%s", this.wrongOutcome,
 				this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
 		lines.add(String.format("duplicates   : %d (allowed: at-least-once); producer re-sent %d", this.duplicates,

@@ -15,9 +15,11 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.github.tieredretry.reliability.consumer.OutcomeJournal;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Follows the consumer processes' outcome journals as they grow. Only complete lines count: a line cut
+ * Follows the consumer processes' outcome journals as they grow (outcomes, and where each message was
+ * last forwarded to a tier). Only complete lines count: a line cut
  * short by a SIGKILL is the last one of its file and is never completed, so it is ignored, and the
  * message it was about was not acked and comes back.
  */
@@ -33,6 +35,10 @@ final class JournalTail {
 
 	private final BitSet settled;
 
+	private final long[] lastTierExpiryFrom;
+
+	private final long[] lastTierExpiryTo;
+
 	private long records;
 
 	private long unreadableLines;
@@ -42,6 +48,8 @@ final class JournalTail {
 		this.messages = messages;
 		this.processedCounts = new int[messages];
 		this.settled = new BitSet(messages);
+		this.lastTierExpiryFrom = new long[messages];
+		this.lastTierExpiryTo = new long[messages];
 	}
 
 	/**
@@ -88,22 +96,51 @@ final class JournalTail {
 	}
 
 	private void accept(String line) {
-		int space = line.indexOf(' ');
-		int index = (space > 0) ? FaultPlans.indexOf(line.substring(space + 1)) : -1;
+		String[] fields = line.split(" ");
+		int index = (fields.length >= 2) ? FaultPlans.indexOf(fields[1]) : -1;
 		if (index < 0 || index >= this.messages) {
 			this.unreadableLines++;
 			return;
 		}
-		String kind = line.substring(0, space);
-		if (kind.equals(OutcomeJournal.PROCESSED)) {
+		String kind = fields[0];
+		if (kind.equals(OutcomeJournal.RETRY_SCHEDULED) && fields.length == 4) {
+			acceptRetryScheduled(index, fields[2], fields[3]);
+			return;
+		}
+		if (kind.equals(OutcomeJournal.PROCESSED) && fields.length == 2) {
 			this.processedCounts[index]++;
 		}
-		else if (!kind.equals(OutcomeJournal.PARKED)) {
+		else if (!kind.equals(OutcomeJournal.PARKED) || fields.length != 2) {
 			this.unreadableLines++;
 			return;
 		}
 		this.records++;
 		this.settled.set(index);
+	}
+
+	private void acceptRetryScheduled(int index, String from, String to) {
+		try {
+			long expiresFrom = Long.parseLong(from);
+			long expiresTo = Long.parseLong(to);
+			// The latest forward is where the message was last seen.
+			if (expiresFrom >= this.lastTierExpiryFrom[index]) {
+				this.lastTierExpiryFrom[index] = expiresFrom;
+				this.lastTierExpiryTo[index] = expiresTo;
+			}
+		}
+		catch (NumberFormatException ex) {
+			this.unreadableLines++;
+		}
+	}
+
+	/**
+	 * When the message expired in the tier it was last forwarded to, as journaled after the confirm.
+	 * @param index the message's index
+	 * @return {@code [from, to]} in epoch milliseconds, or {@code null} if it was never forwarded to a tier
+	 */
+	synchronized long @Nullable [] lastTierExpiry(int index) {
+		return (this.lastTierExpiryFrom[index] > 0)
+				? new long[] { this.lastTierExpiryFrom[index], this.lastTierExpiryTo[index] } : null;
 	}
 
 	/**
@@ -120,6 +157,10 @@ final class JournalTail {
 	 */
 	synchronized int settledMessages() {
 		return this.settled.cardinality();
+	}
+
+	synchronized boolean isSettled(int index) {
+		return this.settled.get(index);
 	}
 
 	synchronized int processedCount(int index) {
