@@ -32,7 +32,9 @@ public class RetryProperties {
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
 
 	/**
-	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once.
+	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once and keep
+	 * retries through broker restarts and crashes; classic tiers dead-letter at most once and can lose a
+	 * retry that expires while the broker stops or crashes.
 	 */
 	private QueueType queueType = QueueType.CLASSIC;
 

@@ -80,8 +80,26 @@ class RetryHealthIndicatorIntegrationTests {
 			.containsEntry("tiers", Map.of(TIER_QUEUE, 0L));
 	}
 
+	@Test
+	void isDownWhenATierQueueIsMissing() {
+		// Never declared: a tier length no test uses.
+		Duration missingTier = Duration.ofMillis(7937);
+		String missing = RetryTopology.tierQueueName(missingTier);
+
+		Health health = indicator(PARKING_LOT, TIER, missingTier).health();
+
+		assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+		assertThat(health.getDetails()).containsEntry("missingQueues", java.util.Set.of(missing))
+			.containsEntry("tiers", Map.of(TIER_QUEUE, 0L))
+			.containsEntry("parkingLot", Map.of("queue", PARKING_LOT, "depth", 1L));
+	}
+
 	private RetryHealthIndicator indicator(String parkingLot) {
-		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(TIER)), QueueType.CLASSIC, parkingLot);
+		return indicator(parkingLot, TIER);
+	}
+
+	private RetryHealthIndicator indicator(String parkingLot, Duration... tiers) {
+		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(tiers)), QueueType.CLASSIC, parkingLot);
 		return new RetryHealthIndicator(
 				new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), Clock.systemUTC()), topology);
 	}
