@@ -31,6 +31,12 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 
 	@Override
 	public void start() {
+		if (this.topology.queueType() == QueueType.CLASSIC) {
+			// A property choice with a loss window deserves one line where operators look.
+			logger.info("Retry tiers are classic queues (retry.queue-type=classic): RabbitMQ dead-letters them at "
+					+ "most once, so a retry that leaves its tier while the broker stops or crashes can be lost. "
+					+ "Set retry.queue-type=quorum where that matters.");
+		}
 		try {
 			if (!this.declarer.declare()) {
 				logger.warn("No AmqpAdmin (spring.rabbitmq.dynamic=false?): the retry topology is not declared. "

@@ -26,6 +26,7 @@ import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -53,6 +54,8 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
@@ -104,6 +107,26 @@ class TieredRetryAutoConfigurationTests {
 					"retry.delay.30s", "retry.delay.2m", "retry.delay.10m", "retry.delay.1h");
 			assertThat(topology.parkingLot()).isEqualTo("retry.parking-lot");
 			assertThat(topology.queueType()).isEqualTo(QueueType.CLASSIC);
+		});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void classicTiersSayAtStartupThatABrokerStopCanLoseARetry(CapturedOutput output) {
+		// An unreachable broker: the notice comes before the topology is declared, which is then skipped.
+		this.contextRunner.withPropertyValues("spring.rabbitmq.port=1").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).contains("Retry tiers are classic queues (retry.queue-type=classic)")
+				.contains("Set retry.queue-type=quorum where that matters.");
+		});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void quorumTiersNeedNoSuchNotice(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.port=1", "retry.queue-type=quorum").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(output).doesNotContain("Retry tiers are classic queues");
 		});
 	}
 
