@@ -29,14 +29,21 @@ public class FaultPlanListener {
 			case SUCCEED -> this.journal.processed(id);
 			case FAIL_THEN_SUCCEED -> {
 				if (retryCount < plan.failures()) {
+					this.journal.failed(id);
 					throw new TransientFailureException("Scripted failure " + (retryCount + 1) + " of "
 							+ plan.failures() + " for " + id);
 				}
 				this.journal.processed(id);
 			}
-			case NEVER_SUCCEED -> throw new TransientFailureException("Scripted failure for " + id
-					+ " (never succeeds), retry " + retryCount);
-			case NOT_RETRYABLE -> throw new PermanentFailureException("Scripted permanent failure for " + id);
+			case NEVER_SUCCEED -> {
+				this.journal.failed(id);
+				throw new TransientFailureException("Scripted failure for " + id + " (never succeeds), retry "
+						+ retryCount);
+			}
+			case NOT_RETRYABLE -> {
+				this.journal.failed(id);
+				throw new PermanentFailureException("Scripted permanent failure for " + id);
+			}
 		}
 	}
 

@@ -11,10 +11,10 @@ import java.nio.file.StandardOpenOption;
 
 /**
  * Append-only record of what this consumer process did, one line per outcome: {@code S <message-id>}
- * for a message the listener processed, {@code P <message-id>} for one that was parked; and one line per
- * confirmed forward to a tier, {@code R <message-id> <from> <to>}: the message expires in its tier between
- * those two instants (epoch milliseconds), which tells the harness where a message was when a broker
- * restart lost it.
+ * for a message the listener processed, {@code P <message-id>} for one that was parked; one line per
+ * failed invocation, {@code F <message-id> <at>}; and one line per confirmed forward to a tier,
+ * {@code R <message-id> <from> <to>}: the message expires in its tier between those two instants (epoch
+ * milliseconds). The last two tell the harness where a message was last seen when a broker restart lost it.
  * <p>
  * A line is written with one {@code write(2)} before the listener returns, so it reaches the operating
  * system before the container can ack the message: killing the process (SIGKILL) cannot lose it. It is
@@ -28,6 +28,9 @@ public final class OutcomeJournal implements AutoCloseable {
 
 	/** Prefix of a parked message's line (progress only: the parking lot itself is the record). */
 	public static final String PARKED = "P";
+
+	/** Prefix of a failed invocation of the listener (not an outcome). */
+	public static final String FAILED = "F";
 
 	/** Prefix of a confirmed forward to a delay tier (not an outcome). */
 	public static final String RETRY_SCHEDULED = "R";
@@ -54,6 +57,14 @@ public final class OutcomeJournal implements AutoCloseable {
 
 	public void parked(String messageId) {
 		append(PARKED + " " + messageId + "\n");
+	}
+
+	/**
+	 * Record that the listener is about to fail on a message.
+	 * @param messageId the message
+	 */
+	public void failed(String messageId) {
+		append(FAILED + " " + messageId + " " + System.currentTimeMillis() + "\n");
 	}
 
 	/**

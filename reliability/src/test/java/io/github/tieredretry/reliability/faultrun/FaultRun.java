@@ -307,7 +307,7 @@ final class FaultRun {
 			reasons.forEach((reason) -> parkedCopies.merge(reason, 1, Integer::sum));
 			int copies = processed + reasons.size();
 			if (copies == 0) {
-				AppliedFault brokerFault = brokerFaultItExpiredIn(journals.lastTierExpiry(index), faults);
+				AppliedFault brokerFault = brokerFaultItExpiredIn(journals, index, faults);
 				if (brokerFault != null) {
 					lostByBroker++;
 					if (lostByBrokerExamples.size() < 10) {
@@ -375,7 +375,7 @@ final class FaultRun {
 		private boolean onlyLostByBrokerUnsettled() {
 			for (int index = 0; index < FaultRun.this.settings.messages(); index++) {
 				if (!this.journals.isSettled(index)
-						&& brokerFaultItExpiredIn(this.journals.lastTierExpiry(index), this.faults) == null) {
+						&& brokerFaultItExpiredIn(this.journals, index, this.faults) == null) {
 					return false;
 				}
 			}
@@ -385,11 +385,14 @@ final class FaultRun {
 	}
 
 	/**
-	 * The broker fault during which a message expired from the classic tier it was last forwarded to.
+	 * The broker fault during which a message expired from the classic tier it was last forwarded to, and
+	 * after which the listener never saw it again (had it come back, its loss would be the starter's).
 	 * Quorum tiers dead-letter at least once: nothing is lost by the broker there, every loss counts.
 	 */
-	private @Nullable AppliedFault brokerFaultItExpiredIn(long @Nullable [] tierExpiry, List<AppliedFault> faults) {
-		if (tierExpiry == null || this.settings.queueType() != QueueType.CLASSIC) {
+	private @Nullable AppliedFault brokerFaultItExpiredIn(JournalTail journals, int index, List<AppliedFault> faults) {
+		long[] tierExpiry = journals.lastTierExpiry(index);
+		if (tierExpiry == null || this.settings.queueType() != QueueType.CLASSIC
+				|| journals.lastFailure(index) > tierExpiry[0]) {
 			return null;
 		}
 		return faults.stream()

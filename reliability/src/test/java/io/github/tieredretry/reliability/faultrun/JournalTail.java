@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Follows the consumer processes' outcome journals as they grow (outcomes, and where each message was
- * last forwarded to a tier). Only complete lines count: a line cut
+ * last seen: its last failure and its last forward to a tier). Only complete lines count: a line cut
  * short by a SIGKILL is the last one of its file and is never completed, so it is ignored, and the
  * message it was about was not acked and comes back.
  */
@@ -39,6 +39,8 @@ final class JournalTail {
 
 	private final long[] lastTierExpiryTo;
 
+	private final long[] lastFailure;
+
 	private long records;
 
 	private long unreadableLines;
@@ -50,6 +52,7 @@ final class JournalTail {
 		this.settled = new BitSet(messages);
 		this.lastTierExpiryFrom = new long[messages];
 		this.lastTierExpiryTo = new long[messages];
+		this.lastFailure = new long[messages];
 	}
 
 	/**
@@ -107,6 +110,10 @@ final class JournalTail {
 			acceptRetryScheduled(index, fields[2], fields[3]);
 			return;
 		}
+		if (kind.equals(OutcomeJournal.FAILED) && fields.length == 3) {
+			acceptFailed(index, fields[2]);
+			return;
+		}
 		if (kind.equals(OutcomeJournal.PROCESSED) && fields.length == 2) {
 			this.processedCounts[index]++;
 		}
@@ -131,6 +138,24 @@ final class JournalTail {
 		catch (NumberFormatException ex) {
 			this.unreadableLines++;
 		}
+	}
+
+	private void acceptFailed(int index, String at) {
+		try {
+			this.lastFailure[index] = Math.max(this.lastFailure[index], Long.parseLong(at));
+		}
+		catch (NumberFormatException ex) {
+			this.unreadableLines++;
+		}
+	}
+
+	/**
+	 * When the listener last failed on the message.
+	 * @param index the message's index
+	 * @return epoch milliseconds, or 0 if it never failed
+	 */
+	synchronized long lastFailure(int index) {
+		return this.lastFailure[index];
 	}
 
 	/**
