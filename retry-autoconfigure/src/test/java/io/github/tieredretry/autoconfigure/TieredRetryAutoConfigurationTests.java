@@ -113,8 +113,8 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
 	void classicTiersSayAtStartupThatABrokerStopCanLoseARetry(CapturedOutput output) {
-		// An unreachable broker: the notice comes before the topology is declared, which is then skipped.
-		this.contextRunner.withPropertyValues("spring.rabbitmq.port=1").run((context) -> {
+		// The runner's broker is unreachable: the notice comes before the topology would be declared.
+		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("Retry tiers are classic queues (retry.queue-type=classic)")
 				.contains("Set retry.queue-type=quorum where that matters.");
@@ -124,7 +124,7 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
 	void quorumTiersNeedNoSuchNotice(CapturedOutput output) {
-		this.contextRunner.withPropertyValues("spring.rabbitmq.port=1", "retry.queue-type=quorum").run((context) -> {
+		this.contextRunner.withPropertyValues("retry.queue-type=quorum").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).doesNotContain("Retry tiers are classic queues");
 		});
