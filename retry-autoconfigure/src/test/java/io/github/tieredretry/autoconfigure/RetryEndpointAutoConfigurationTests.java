@@ -1,12 +1,10 @@
 package io.github.tieredretry.autoconfigure;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-
 import io.github.tieredretry.actuate.RetryEndpoint;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.testsupport.Ports;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 
@@ -31,7 +29,7 @@ class RetryEndpointAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
 				RetryOperationsAutoConfiguration.class, RetryEndpointAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 				"retry.parking-lot=endpoint-autoconfiguration-parking-lot", "retry.tiers=1s, 5s")
 		// As in an application: lenient conversion, e.g. of management.endpoint.retry.access=none.
 		.withInitializer((context) -> context.getEnvironment()
@@ -68,7 +66,7 @@ class RetryEndpointAutoConfigurationTests {
 		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
-			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 					"retry.parking-lot=endpoint-autoconfiguration-parking-lot",
 					"management.endpoints.web.exposure.include=retry")
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -120,15 +118,6 @@ class RetryEndpointAutoConfigurationTests {
 			RetryOperationsAutoConfiguration.class, RetryEndpointAutoConfiguration.class })
 	static class ImportedAsInAnApplication {
 
-	}
-
-	private static int unusedPort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

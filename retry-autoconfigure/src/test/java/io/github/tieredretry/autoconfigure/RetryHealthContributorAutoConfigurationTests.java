@@ -1,10 +1,8 @@
 package io.github.tieredretry.autoconfigure;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-
 import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.testsupport.Ports;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
@@ -28,7 +26,7 @@ class RetryHealthContributorAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
 				RetryOperationsAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 				"retry.parking-lot=health-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
 
 	@Test
@@ -63,7 +61,7 @@ class RetryHealthContributorAutoConfigurationTests {
 		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 					"retry.parking-lot=health-autoconfiguration-parking-lot")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RetryQueueDepths.class)
@@ -88,15 +86,6 @@ class RetryHealthContributorAutoConfigurationTests {
 			RetryOperationsAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class })
 	static class ImportedAsInAnApplication {
 
-	}
-
-	private static int unusedPort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

@@ -1,10 +1,8 @@
 package io.github.tieredretry.autoconfigure;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
+import io.github.tieredretry.testsupport.Ports;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,7 +27,7 @@ class RetryMetricsAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
 				RetryOperationsAutoConfiguration.class, RetryMetricsAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 				"retry.parking-lot=metrics-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
 
 	@Test
@@ -95,15 +93,6 @@ class RetryMetricsAutoConfigurationTests {
 					() -> new RetryEventMetrics(new SimpleMeterRegistry()))
 			.run((context) -> assertThat(context).hasSingleBean(RetryEventMetrics.class)
 				.hasBean("customRetryEventMetrics"));
-	}
-
-	private static int unusedPort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.github.tieredretry.autoconfigure;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +18,7 @@ import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.listener.RetryableListenerVerifier;
 import io.github.tieredretry.policy.PolicyLayer;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.testsupport.Ports;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
@@ -74,7 +73,7 @@ import static org.assertj.core.api.Assertions.tuple;
  */
 class TieredRetryAutoConfigurationTests {
 
-	private static final int UNREACHABLE_PORT = unusedPort();
+	private static final int UNREACHABLE_PORT = Ports.unused();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class))
@@ -657,15 +656,6 @@ class TieredRetryAutoConfigurationTests {
 			.filter((queue) -> queue.getName().equals(name))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("No queue " + name));
-	}
-
-	private static int unusedPort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,7 +1,5 @@
 package io.github.tieredretry.parkinglot;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -15,6 +13,7 @@ import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.testsupport.Ports;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +38,7 @@ class RetryOperationsAutoConfigurationTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
 				RetryOperationsAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 				"retry.parking-lot=operations-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
 
 	@Test
@@ -73,7 +72,7 @@ class RetryOperationsAutoConfigurationTests {
 	void parkingLotOperationsRemainWhenActuatorAndMicrometerAreAbsent() {
 		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
-			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + unusedPort(),
+			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 					"retry.parking-lot=operations-autoconfiguration-parking-lot")
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
 					"org.springframework.boot.health", "io.micrometer"))
@@ -107,15 +106,6 @@ class RetryOperationsAutoConfigurationTests {
 			RetryEndpointAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class })
 	static class ImportedAsInAnApplication {
 
-	}
-
-	private static int unusedPort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
 	}
 
 }
