@@ -2,9 +2,7 @@ package io.github.tieredretry.reliability.broker;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import io.github.tieredretry.testsupport.TestBroker;
 import org.testcontainers.containers.Container;
@@ -56,45 +54,13 @@ public final class ContainerRabbitNode implements HarnessBroker {
 	}
 
 	@Override
-	public void createVirtualHost(String vhost) {
-		ctl("add_vhost", vhost).requireSuccess();
-		ctl("set_permissions", "-p", vhost, username(), ".*", ".*", ".*").requireSuccess();
-	}
-
-	@Override
-	public void closeAllConnections(String vhost, String reason) {
-		ctl("close_all_connections", "-p", vhost, reason).requireSuccess();
-	}
-
-	@Override
-	public void restartApplication() {
-		ctl("stop_app").requireSuccess();
-		ctl("start_app").requireSuccess();
-		ctl("await_startup").requireSuccess();
-	}
-
-	@Override
 	public void crashAndRestart() {
 		throw new UnsupportedOperationException("A broker crash needs a local RabbitMQ node: killing the "
 				+ "container's broker process stops the container. Run with rabbitmq-server installed.");
 	}
 
 	@Override
-	public Map<String, Long> queueDepths(String vhost) {
-		String output = ctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers", "--quiet")
-			.requireSuccess()
-			.output();
-		Map<String, Long> depths = new LinkedHashMap<>();
-		for (String line : output.split("\n")) {
-			String[] columns = line.strip().split("\\s+");
-			if (columns.length == 2 && columns[1].matches("\\d+")) {
-				depths.put(columns[0], Long.parseLong(columns[1]));
-			}
-		}
-		return depths;
-	}
-
-	private CommandResult ctl(String... arguments) {
+	public CommandResult ctl(String... arguments) {
 		List<String> command = new ArrayList<>();
 		command.add("rabbitmqctl");
 		command.addAll(List.of(arguments));

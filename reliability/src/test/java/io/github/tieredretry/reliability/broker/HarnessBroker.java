@@ -1,5 +1,6 @@
 package io.github.tieredretry.reliability.broker;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.rabbitmq.client.Connection;
@@ -26,24 +27,40 @@ public interface HarnessBroker extends AutoCloseable {
 	String password();
 
 	/**
+	 * Run {@code rabbitmqctl} against this node, and this node only.
+	 * @param arguments the command and its arguments
+	 * @return the result
+	 */
+	CommandResult ctl(String... arguments);
+
+	/**
 	 * Create a virtual host (one per run, so that classic and quorum tiers of the same name can coexist)
 	 * and give the harness user full permissions on it.
 	 * @param vhost the virtual host
 	 */
-	void createVirtualHost(String vhost);
+	default void createVirtualHost(String vhost) {
+		ctl("add_vhost", vhost).requireSuccess();
+		ctl("set_permissions", "-p", vhost, username(), ".*", ".*", ".*").requireSuccess();
+	}
 
 	/**
 	 * Close every client connection of a virtual host ({@code rabbitmqctl close_all_connections}).
 	 * @param vhost the virtual host
 	 * @param reason the reason the clients are told
 	 */
-	void closeAllConnections(String vhost, String reason);
+	default void closeAllConnections(String vhost, String reason) {
+		ctl("close_all_connections", "-p", vhost, reason).requireSuccess();
+	}
 
 	/**
 	 * Restart the RabbitMQ application ({@code rabbitmqctl stop_app}, then {@code start_app}) and wait
 	 * until it accepts connections again. Durable queues and persistent messages survive.
 	 */
-	void restartApplication();
+	default void restartApplication() {
+		ctl("stop_app").requireSuccess();
+		ctl("start_app").requireSuccess();
+		ctl("await_startup").requireSuccess();
+	}
 
 	/**
 	 * Kill the broker without a clean shutdown (SIGKILL: nothing flushed, nothing handed over) and start it
@@ -57,7 +74,19 @@ public interface HarnessBroker extends AutoCloseable {
 	 * @param vhost the virtual host
 	 * @return queue name to message count
 	 */
-	Map<String, Long> queueDepths(String vhost);
+	default Map<String, Long> queueDepths(String vhost) {
+		String output = ctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers", "--quiet")
+			.requireSuccess()
+			.output();
+		Map<String, Long> depths = new LinkedHashMap<>();
+		for (String line : output.split("\n")) {
+			String[] columns = line.strip().split("\\s+");
+			if (columns.length == 2 && columns[1].matches("\\d+")) {
+				depths.put(columns[0], Long.parseLong(columns[1]));
+			}
+		}
+		return depths;
+	}
 
 	/**
 	 * A plain AMQP client connection factory for a virtual host, without automatic recovery.

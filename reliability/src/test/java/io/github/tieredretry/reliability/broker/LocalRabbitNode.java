@@ -174,24 +174,6 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	@Override
-	public void createVirtualHost(String vhost) {
-		ctl("add_vhost", vhost).requireSuccess();
-		ctl("set_permissions", "-p", vhost, USER, ".*", ".*", ".*").requireSuccess();
-	}
-
-	@Override
-	public void closeAllConnections(String vhost, String reason) {
-		ctl("close_all_connections", "-p", vhost, reason).requireSuccess();
-	}
-
-	@Override
-	public void restartApplication() {
-		ctl("stop_app").requireSuccess();
-		ctl("start_app").requireSuccess();
-		ctl("await_startup").requireSuccess();
-	}
-
-	@Override
 	public void crashAndRestart() {
 		Path pidFile = this.base.resolve("node.pid");
 		killNodeProcess();
@@ -203,21 +185,6 @@ public final class LocalRabbitNode implements HarnessBroker {
 		}
 		run(List.of(this.scripts.resolve("rabbitmq-server").toString(), "-detached"));
 		ctl("wait", pidFile.toString(), "--timeout", "120").requireSuccess();
-	}
-
-	@Override
-	public Map<String, Long> queueDepths(String vhost) {
-		String output = ctl("list_queues", "-p", vhost, "name", "messages", "--no-table-headers", "--quiet")
-			.requireSuccess()
-			.output();
-		Map<String, Long> depths = new LinkedHashMap<>();
-		for (String line : output.split("\n")) {
-			String[] columns = line.strip().split("\\s+");
-			if (columns.length == 2 && columns[1].matches("\\d+")) {
-				depths.put(columns[0], Long.parseLong(columns[1]));
-			}
-		}
-		return depths;
 	}
 
 	@Override
@@ -236,12 +203,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 		}
 	}
 
-	/**
-	 * Run {@code rabbitmqctl} against this node, and this node only.
-	 * @param arguments the command and its arguments
-	 * @return the result
-	 */
-	CommandResult ctl(String... arguments) {
+	@Override
+	public CommandResult ctl(String... arguments) {
 		if (!this.node.startsWith(NODE_PREFIX)) {
 			throw new IllegalStateException("Refusing to run rabbitmqctl against " + this.node);
 		}
