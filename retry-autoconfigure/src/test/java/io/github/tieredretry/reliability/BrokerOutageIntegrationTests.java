@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.TestBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -79,7 +80,7 @@ class BrokerOutageIntegrationTests {
 					&& this.broker.queueExists(fresh.shortTierQueue()) && this.broker.queueExists(fresh.parkingLot()));
 			String id = publish(work, "fail-once");
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().successes(id) == 1);
-			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(0L, 1L);
+			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
 		}
 		finally {
 			fresh.delete(work);
@@ -112,7 +113,7 @@ class BrokerOutageIntegrationTests {
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) == 1));
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().of(id)).last()
-				.extracting(Deliveries.Delivery::retryCount)
+				.extracting(InvocationRecorder.Invocation::retryCount)
 				.isEqualTo(1L));
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
 		}

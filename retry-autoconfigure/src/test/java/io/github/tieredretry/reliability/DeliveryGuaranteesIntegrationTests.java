@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.TestBroker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -77,7 +78,7 @@ class DeliveryGuaranteesIntegrationTests {
 				.satisfies((event) -> assertThat(event.cause()).startsWith("No confirm within"));
 			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
 				.until(() -> app.deliveries().successes(id) == 2);
-			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount)
+			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
 		}
 	}
@@ -98,7 +99,7 @@ class DeliveryGuaranteesIntegrationTests {
 
 			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().successes(id) == 2);
 			assertThat(crashed).isTrue();
-			assertThat(app.deliveries().of(id)).extracting(Deliveries.Delivery::retryCount)
+			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
 			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
 				.until(() -> app.deliveries().successes(id) == 2);
@@ -122,7 +123,7 @@ class DeliveryGuaranteesIntegrationTests {
 			String id = publish("fail-once", "50");
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(id) == 1);
-			Deliveries.Delivery retry = app.deliveries().of(id).get(1);
+			InvocationRecorder.Invocation retry = app.deliveries().of(id).get(1);
 			assertThat(retry.properties().getExpiration()).isNull();
 			assertThat(retry.header(RetryHeaders.ORIGINAL_EXPIRATION)).hasToString("50");
 			assertThat(app.deliveries().gaps(id)).singleElement()

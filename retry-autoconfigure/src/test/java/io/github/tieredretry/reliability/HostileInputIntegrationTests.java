@@ -16,6 +16,7 @@ import com.rabbitmq.client.impl.AMQContentHeader;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,7 +76,7 @@ class HostileInputIntegrationTests {
 	}
 
 	@Autowired
-	Deliveries deliveries;
+	InvocationRecorder deliveries;
 
 	BrokerClient broker;
 
@@ -130,7 +131,7 @@ class HostileInputIntegrationTests {
 		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("fail", retryCount)));
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
-		assertThat(this.deliveries.of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(0L, 1L, 2L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
 		BrokerClient.Received parkedMessage = this.parked.single(id);
 		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parkedMessage.header(RetryHeaders.COUNT)).isEqualTo(String.valueOf(MAX_RETRIES));
@@ -166,7 +167,7 @@ class HostileInputIntegrationTests {
 		// Held back, it would wait at least one long tier (the largest) before the listener saw it.
 		await().atMost(topology.longTier().minusMillis(500)).until(() -> this.deliveries.successes(id) == 1);
 		assertThat(Duration.between(published, this.deliveries.firstSuccess(id))).isLessThan(topology.longTier());
-		assertThat(this.deliveries.of(id)).singleElement().extracting(Deliveries.Delivery::retryCount).isEqualTo(1L);
+		assertThat(this.deliveries.of(id)).singleElement().extracting(InvocationRecorder.Invocation::retryCount).isEqualTo(1L);
 	}
 
 	@Test
@@ -176,7 +177,7 @@ class HostileInputIntegrationTests {
 		String id = publish(SCRIPTED, textMessage(headers));
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
-		assertThat(this.deliveries.of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(1L, 2L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(1L, 2L);
 		assertThat(this.deliveries.gaps(id)).singleElement()
 			.satisfies((gap) -> assertThat(gap).isGreaterThanOrEqualTo(topology.shortTier())
 				.isLessThan(topology.longTier()));
@@ -291,8 +292,8 @@ class HostileInputIntegrationTests {
 		}
 
 		@Bean
-		Deliveries deliveries() {
-			return new Deliveries();
+		InvocationRecorder deliveries() {
+			return new InvocationRecorder();
 		}
 
 		@Bean
@@ -316,7 +317,7 @@ class HostileInputIntegrationTests {
 		}
 
 		@Bean
-		Listeners listeners(Deliveries deliveries) {
+		Listeners listeners(InvocationRecorder deliveries) {
 			return new Listeners(deliveries);
 		}
 
@@ -324,11 +325,11 @@ class HostileInputIntegrationTests {
 
 	static class Listeners {
 
-		private final Deliveries deliveries;
+		private final InvocationRecorder deliveries;
 
 		private final ScriptedListener scripted;
 
-		Listeners(Deliveries deliveries) {
+		Listeners(InvocationRecorder deliveries) {
 			this.deliveries = deliveries;
 			this.scripted = new ScriptedListener(deliveries);
 		}

@@ -12,6 +12,7 @@ import com.rabbitmq.client.impl.AMQContentHeader;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.Test;
 
@@ -58,7 +59,7 @@ class OversizedHeadersIntegrationTests {
 	}
 
 	@Autowired
-	Deliveries deliveries;
+	InvocationRecorder deliveries;
 
 	@Test
 	void failingMessageWhoseOwnHeadersAlmostFillFrameMaxIsStillParked() throws IOException {
@@ -106,8 +107,8 @@ class OversizedHeadersIntegrationTests {
 		}
 
 		@Bean
-		Deliveries deliveries() {
-			return new Deliveries();
+		InvocationRecorder deliveries() {
+			return new InvocationRecorder();
 		}
 
 		@Bean
@@ -116,7 +117,7 @@ class OversizedHeadersIntegrationTests {
 		}
 
 		@Bean
-		Listener listener(Deliveries deliveries) {
+		Listener listener(InvocationRecorder deliveries) {
 			return new Listener(new ScriptedListener(deliveries));
 		}
 

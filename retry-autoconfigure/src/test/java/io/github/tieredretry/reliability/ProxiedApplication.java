@@ -5,6 +5,7 @@ import java.util.Map;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.TestBroker;
 import org.jspecify.annotations.Nullable;
 
@@ -73,8 +74,8 @@ final class ProxiedApplication implements AutoCloseable {
 		return new String[] { username, password };
 	}
 
-	Deliveries deliveries() {
-		return this.context.getBean(Deliveries.class);
+	InvocationRecorder deliveries() {
+		return this.context.getBean(InvocationRecorder.class);
 	}
 
 	RetryEvents events() {
@@ -95,8 +96,8 @@ final class ProxiedApplication implements AutoCloseable {
 	static class App {
 
 		@Bean
-		Deliveries deliveries() {
-			return new Deliveries();
+		InvocationRecorder deliveries() {
+			return new InvocationRecorder();
 		}
 
 		@Bean
@@ -132,7 +133,7 @@ final class ProxiedApplication implements AutoCloseable {
 
 		@Bean
 		@ConditionalOnProperty("test.limited")
-		LimitedListeners limitedListeners(Deliveries deliveries) {
+		LimitedListeners limitedListeners(InvocationRecorder deliveries) {
 			return new LimitedListeners(new ScriptedListener(deliveries));
 		}
 
@@ -151,7 +152,7 @@ final class ProxiedApplication implements AutoCloseable {
 		}
 
 		@Bean
-		Listeners listeners(Deliveries deliveries) {
+		Listeners listeners(InvocationRecorder deliveries) {
 			return new Listeners(new ScriptedListener(deliveries));
 		}
 

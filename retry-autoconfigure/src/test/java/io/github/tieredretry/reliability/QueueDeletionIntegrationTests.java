@@ -11,6 +11,7 @@ import io.github.tieredretry.headers.HeaderChanges;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,7 +63,7 @@ class QueueDeletionIntegrationTests {
 	}
 
 	@Autowired
-	Deliveries deliveries;
+	InvocationRecorder deliveries;
 
 	@Autowired
 	RetryEvents events;
@@ -92,7 +93,7 @@ class QueueDeletionIntegrationTests {
 		String id = publish(WORK, "fail-once");
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.successes(id) == 1);
-		assertThat(this.deliveries.of(id)).extracting(Deliveries.Delivery::retryCount).containsExactly(0L, 1L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
 		assertThat(this.broker.queueExists(topology.shortTierQueue())).isTrue();
 		assertThat(this.parked.of(id)).isEmpty();
 	}
@@ -178,8 +179,8 @@ class QueueDeletionIntegrationTests {
 		}
 
 		@Bean
-		Deliveries deliveries() {
-			return new Deliveries();
+		InvocationRecorder deliveries() {
+			return new InvocationRecorder();
 		}
 
 		@Bean
@@ -198,7 +199,7 @@ class QueueDeletionIntegrationTests {
 		}
 
 		@Bean
-		Listeners listeners(Deliveries deliveries) {
+		Listeners listeners(InvocationRecorder deliveries) {
 			return new Listeners(new ScriptedListener(deliveries));
 		}
 

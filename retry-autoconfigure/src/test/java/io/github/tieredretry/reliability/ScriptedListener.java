@@ -1,5 +1,7 @@
 package io.github.tieredretry.reliability;
 
+import io.github.tieredretry.testsupport.InvocationRecorder;
+
 import org.springframework.amqp.core.Message;
 
 /**
@@ -11,9 +13,9 @@ final class ScriptedListener {
 
 	static final String SCRIPT = "script";
 
-	private final Deliveries deliveries;
+	private final InvocationRecorder deliveries;
 
-	ScriptedListener(Deliveries deliveries) {
+	ScriptedListener(InvocationRecorder deliveries) {
 		this.deliveries = deliveries;
 	}
 

@@ -8,8 +8,14 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+
 /**
- * Records listener invocations per message id, with the time and the retry count the listener saw.
+ * Records listener invocations per message id, with the time and the retry count the listener saw, and
+ * the message properties when the invocation was recorded from the message.
  */
 public final class InvocationRecorder {
 
@@ -21,13 +27,33 @@ public final class InvocationRecorder {
 	 * @param at when
 	 * @param retryCount the retry count the listener saw
 	 * @param succeeded whether the listener returned normally
+	 * @param properties the message properties the listener was given, if recorded
 	 */
-	public record Invocation(Instant at, long retryCount, boolean succeeded) {
+	public record Invocation(Instant at, long retryCount, boolean succeeded, @Nullable MessageProperties properties) {
+
+		public @Nullable Object header(String name) {
+			return (this.properties != null) ? this.properties.getHeaders().get(name) : null;
+		}
+
 	}
 
 	public void record(String messageId, long retryCount, boolean succeeded) {
-		this.invocations.computeIfAbsent(messageId, (id) -> new CopyOnWriteArrayList<>())
-			.add(new Invocation(Instant.now(), retryCount, succeeded));
+		add(messageId, new Invocation(Instant.now(), retryCount, succeeded, null));
+	}
+
+	/**
+	 * Record an invocation under the message's id, with its properties.
+	 * @param message the message the listener was given
+	 * @param succeeded whether the listener returned normally
+	 */
+	public void record(Message message, boolean succeeded) {
+		MessageProperties properties = message.getMessageProperties();
+		add(String.valueOf(properties.getMessageId()),
+				new Invocation(Instant.now(), properties.getRetryCount(), succeeded, properties));
+	}
+
+	private void add(String messageId, Invocation invocation) {
+		this.invocations.computeIfAbsent(messageId, (id) -> new CopyOnWriteArrayList<>()).add(invocation);
 	}
 
 	public List<Invocation> of(String messageId) {
@@ -42,6 +68,14 @@ public final class InvocationRecorder {
 		return of(messageId).stream().anyMatch(Invocation::succeeded);
 	}
 
+	public long successes(String messageId) {
+		return of(messageId).stream().filter(Invocation::succeeded).count();
+	}
+
+	public @Nullable Instant firstSuccess(String messageId) {
+		return of(messageId).stream().filter(Invocation::succeeded).map(Invocation::at).findFirst().orElse(null);
+	}
+
 	/**
 	 * The gaps between consecutive invocations of a message.
 	 * @param messageId the message id
@@ -54,6 +88,14 @@ public final class InvocationRecorder {
 			gaps.add(Duration.between(list.get(i - 1).at(), list.get(i).at()));
 		}
 		return gaps;
+	}
+
+	/**
+	 * Invocations of all messages.
+	 * @return the count
+	 */
+	public int total() {
+		return this.invocations.values().stream().mapToInt(List::size).sum();
 	}
 
 	public Map<String, List<Invocation>> all() {
