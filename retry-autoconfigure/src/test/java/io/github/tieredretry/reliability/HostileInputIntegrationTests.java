@@ -17,6 +17,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,12 +81,12 @@ class HostileInputIntegrationTests {
 
 	BrokerClient broker;
 
-	ParkedMessages parked;
+	ParkingLot parked;
 
 	@BeforeEach
 	void openClient() {
 		this.broker = new BrokerClient();
-		this.parked = new ParkedMessages(this.broker, topology.parkingLot());
+		this.parked = new ParkingLot(this.broker, topology.parkingLot());
 	}
 
 	@AfterEach

@@ -13,6 +13,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.Test;
 
@@ -69,7 +70,7 @@ class OversizedHeadersIntegrationTests {
 			AMQP.BasicProperties properties = propertiesFilling(id, frameMax - 2_000);
 			broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
 
-			ParkedMessages parked = new ParkedMessages(broker, topology.parkingLot());
+			ParkingLot parked = new ParkingLot(broker, topology.parkingLot());
 			await().atMost(Duration.ofSeconds(20)).until(() -> parked.contains(id));
 			BrokerClient.Received parkedMessage = parked.single(id);
 			assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");

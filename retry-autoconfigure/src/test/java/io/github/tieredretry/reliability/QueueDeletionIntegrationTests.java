@@ -12,6 +12,7 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,12 +74,12 @@ class QueueDeletionIntegrationTests {
 
 	BrokerClient broker;
 
-	ParkedMessages parked;
+	ParkingLot parked;
 
 	@BeforeEach
 	void openClient() {
 		this.broker = new BrokerClient();
-		this.parked = new ParkedMessages(this.broker, topology.parkingLot());
+		this.parked = new ParkingLot(this.broker, topology.parkingLot());
 	}
 
 	@AfterEach
@@ -95,7 +96,7 @@ class QueueDeletionIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.successes(id) == 1);
 		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
 		assertThat(this.broker.queueExists(topology.shortTierQueue())).isTrue();
-		assertThat(this.parked.of(id)).isEmpty();
+		assertThat(this.parked.copies(id)).isEmpty();
 	}
 
 	@Test
@@ -151,7 +152,7 @@ class QueueDeletionIntegrationTests {
 
 			this.broker.deleteQueue(topology.shortTierQueue());
 			await().atMost(Duration.ofSeconds(15)).until(() -> this.deliveries.successes(id) == 1);
-			assertThat(this.parked.of(id)).isEmpty();
+			assertThat(this.parked.copies(id)).isEmpty();
 		}
 		finally {
 			this.broker.deleteQueue(topology.shortTierQueue());
