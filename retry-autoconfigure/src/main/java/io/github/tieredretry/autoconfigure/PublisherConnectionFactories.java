@@ -1,5 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
+import java.time.Duration;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -22,11 +24,15 @@ final class PublisherConnectionFactories {
 	/** The connection name shown by the broker (management UI, {@code rabbitmqctl list_connections}). */
 	static final String CONNECTION_NAME = "tiered-retry-publisher";
 
+	/** The shortest wait for the reply to a channel open or close on the publisher connection. */
+	static final Duration MIN_CHANNEL_RPC_TIMEOUT = Duration.ofSeconds(10);
+
 	private PublisherConnectionFactories() {
 	}
 
 	static CachingConnectionFactory create(ConnectionFactory applicationFactory,
-			@Nullable CachingConnectionFactoryConfigurer bootConfigurer, BeanFactory beanFactory) {
+			@Nullable CachingConnectionFactoryConfigurer bootConfigurer, BeanFactory beanFactory,
+			Duration confirmTimeout) {
 		if (!(applicationFactory instanceof AbstractConnectionFactory application)) {
 			throw new IllegalStateException("Tiered retries need a connection factory of their own to forward "
 					+ "failed messages, and cannot derive it from " + applicationFactory.getClass().getName()
@@ -35,8 +41,13 @@ final class PublisherConnectionFactories {
 					+ "connected to the same broker, declared with @Bean(defaultCandidate = false) so that it does not "
 					+ "replace the application's own connection factory.");
 		}
-		// Same underlying client factory: host, port, virtual host, credentials, TLS and customizations.
-		CachingConnectionFactory publisher = new CachingConnectionFactory(application.getRabbitConnectionFactory());
+		// A copy of the client factory: same host, port, virtual host, credentials, TLS and customizations, but
+		// channel RPCs (open, close) that give up after a short while. During a resource alarm the broker stops
+		// reading the publisher connection, and the default (10 minutes) would hold the publisher thread as long.
+		com.rabbitmq.client.ConnectionFactory client = application.getRabbitConnectionFactory().clone();
+		client.setChannelRpcTimeout((int) Math.min(Integer.MAX_VALUE,
+				Math.max(MIN_CHANNEL_RPC_TIMEOUT.toMillis(), confirmTimeout.toMillis() * 2)));
+		CachingConnectionFactory publisher = new CachingConnectionFactory(client);
 		if (bootConfigurer != null && isBootsOwn(applicationFactory, beanFactory)) {
 			// Spring Boot's settings on top: address list, channel cache, timeouts.
 			bootConfigurer.configure(publisher);
@@ -47,6 +58,9 @@ final class PublisherConnectionFactories {
 					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY
 					+ "' (with @Bean(defaultCandidate = false)) to choose otherwise");
 		}
+		// One long-lived connection: CONNECTION mode (copied from spring.rabbitmq.cache.connection.mode) would open
+		// a connection per forward.
+		publisher.setCacheMode(CachingConnectionFactory.CacheMode.CHANNEL);
 		publisher.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
 		publisher.setPublisherReturns(false);
 		publisher.setConnectionNameStrategy((factory) -> CONNECTION_NAME);

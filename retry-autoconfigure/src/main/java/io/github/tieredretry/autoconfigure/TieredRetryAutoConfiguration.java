@@ -3,9 +3,11 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Clock;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.ConfirmedPublisher;
-import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerInstaller;
@@ -86,8 +88,10 @@ public final class TieredRetryAutoConfiguration {
 	@Bean(name = PUBLISHER_CONNECTION_FACTORY, defaultCandidate = false)
 	@ConditionalOnMissingBean(name = PUBLISHER_CONNECTION_FACTORY)
 	CachingConnectionFactory tieredRetryPublisherConnectionFactory(ConnectionFactory connectionFactory,
-			ObjectProvider<CachingConnectionFactoryConfigurer> configurer, BeanFactory beanFactory) {
-		return PublisherConnectionFactories.create(connectionFactory, configurer.getIfAvailable(), beanFactory);
+			ObjectProvider<CachingConnectionFactoryConfigurer> configurer, BeanFactory beanFactory,
+			RetryProperties properties) {
+		return PublisherConnectionFactories.create(connectionFactory, configurer.getIfAvailable(), beanFactory,
+				RetrySettings.publish(properties).getConfirmTimeout());
 	}
 
 	@Bean
@@ -102,39 +106,72 @@ public final class TieredRetryAutoConfiguration {
 		return new RetryTopologyInitializer(declarer, topology);
 	}
 
-	@Bean
+	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	RetryTopologyGuardian retryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
-			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
-			RetryProperties properties) {
-		return new RetryTopologyGuardian(topology, declarer, publisherConnectionFactory,
-				RetrySettings.topologyCheckInterval(properties));
+	RetryExecutors retryExecutors() {
+		return new RetryExecutors();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	MessageForwarder retryMessageForwarder(
+	RetryEventPublisher retryEventPublisher(ApplicationEventPublisher events, RetryExecutors executors) {
+		return new RetryEventPublisher(events, executors.events());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PublisherBlockedState retryPublisherBlockedState(
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
-			RetryTopology topology, RetryTopologyDeclarer declarer, RetryProperties properties) {
+			RetryEventPublisher events) {
+		PublisherBlockedState state = new PublisherBlockedState(Clock.systemUTC(), events::publish);
+		publisherConnectionFactory.addConnectionListener(state);
+		return state;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryTopologyGuardian retryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
+			RetryProperties properties, RetryExecutors executors, PublisherBlockedState blockedState) {
+		return new RetryTopologyGuardian(topology, declarer, publisherConnectionFactory,
+				RetrySettings.topologyCheckInterval(properties), executors.maintenance(), blockedState::isBlocked);
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	ConfirmedPublisher retryConfirmedPublisher(
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
+			RetryProperties properties, RetryExecutors executors, PublisherBlockedState blockedState) {
 		if (!publisherConnectionFactory.isSimplePublisherConfirms()) {
 			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
 					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)): "
 					+ "tiered retries wait for the broker's confirm of every forward before acking a message.");
 		}
-		ConfirmedPublisher publisher = new ConfirmedPublisher(publisherConnectionFactory,
-				RetrySettings.publish(properties).getConfirmTimeout());
-		return new MessageForwarder(publisher, topology, declarer::declare);
+		if (publisherConnectionFactory instanceof CachingConnectionFactory caching
+				&& caching.getCacheMode() == CachingConnectionFactory.CacheMode.CONNECTION) {
+			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
+					+ "' must use cache mode CHANNEL: tiered retries publish on one long-lived connection.");
+		}
+		return new ConfirmedPublisher(publisherConnectionFactory, RetrySettings.publish(properties).getConfirmTimeout(),
+				executors, blockedState);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	MessageForwarder retryMessageForwarder(ConfirmedPublisher publisher, RetryTopology topology,
+			RetryTopologyDeclarer declarer, RetryExecutors executors) {
+		return new MessageForwarder(publisher, topology, declarer::declare, executors);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
-			MessageForwarder forwarder, RetryProperties properties, ApplicationEventPublisher events,
-			RetryableListenerRegistry registry) {
+			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
+			RetryEventPublisher events, RetryableListenerRegistry registry) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
-		return new RetryableListenerInstaller(policies, topology, forwarder,
-				() -> new ForwardFailurePause(publish.getFailureInitialPause(), publish.getFailureMaxPause()),
-				RetrySettings.headers(properties), events, registry, Clock.systemUTC());
+		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
+				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
+				events, registry, Clock.systemUTC());
 	}
 
 	@Bean

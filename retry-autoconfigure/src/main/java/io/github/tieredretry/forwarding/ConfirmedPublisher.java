@@ -2,21 +2,18 @@ package io.github.tieredretry.forwarding;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -24,190 +21,164 @@ import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.broker.RealChannels;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
-import org.springframework.amqp.rabbit.connection.ChannelProxy;
-import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.connection.RabbitUtils;
 
 /**
- * Publishes one message persistently, mandatory, and waits for the broker's confirm
- * ({@link #publish}), or completes a future when it arrives ({@link #publishAsync}).
+ * Publishes messages persistently and mandatory, and completes each publish's future when the broker
+ * confirms it, or fails it when the broker nacks or returns it, closes its channel, or sends no confirm in
+ * time. There is one publish path: {@link #publishAndWait} waits for the same future.
  * <p>
- * Uses raw AMQP properties so that a forwarded message keeps exactly the properties it was received
- * with, and a connection factory of its own (publisher confirms on, separate from the consumers'
- * connection) whatever the application set for {@code spring.rabbitmq.publisher-confirm-type}.
- * A return (unroutable) is delivered by the broker before the confirm, on the same channel, so it is
- * known once the confirm has arrived.
+ * Every step of a publish (listeners, publish, confirm, return, close) runs on the one real channel it
+ * started on, which carries no other publish until it is settled: a confirm and a return can only be this
+ * publish's, and a channel that dies fails the publish instead of being silently replaced. A channel that
+ * may still receive a confirm (timed out, nacked, closed) is never reused.
+ * <p>
+ * Callers never touch the publisher connection: publishes are made on the publisher thread of
+ * {@link RetryExecutors}. While RabbitMQ blocks the connection (a resource alarm) new publishes are held,
+ * and published when it is unblocked; confirm timeouts do not run out meanwhile (the broker is not
+ * reading, not refusing).
  */
-public final class ConfirmedPublisher implements AutoCloseable {
+public final class ConfirmedPublisher implements PublisherBlockedState.Listener, AutoCloseable {
 
 	private final ConnectionFactory connectionFactory;
 
-	private final long confirmTimeoutMillis;
+	private final Duration confirmTimeout;
 
-	/**
-	 * Asynchronous forwards in flight at most: one cached channel each (as many as the channel cache
-	 * holds), so that a burst of failures reuses channels rather than opening and closing them.
-	 */
+	private final RetryExecutors executors;
+
+	private final PublisherBlockedState blockedState;
+
+	/** Publishes waiting for their confirm, at most one per cached channel. */
 	private final Semaphore inFlight;
 
-	/** Confirm timeouts and delayed tasks; every task on it is short. */
-	private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(
-			daemonThreads("tiered-retry-scheduler"));
+	/** Publishes held while the connection is blocked; guarded by {@code this}. */
+	private final Queue<Publication> held = new ArrayDeque<>();
 
-	/**
-	 * What follows a confirm or a failure and may block: acks and application events, declaring the
-	 * topology again, closing a failed channel (a channel close waits for the broker's reply). Confirms
-	 * arrive on the connection's I/O thread, which must never block.
-	 */
-	private final ThreadPoolExecutor followUps;
+	private volatile boolean closed;
 
 	/**
 	 * Create a publisher.
 	 * @param connectionFactory a factory whose channels are in confirm mode (publisher confirm type SIMPLE)
 	 * @param confirmTimeout how long to wait for each confirm
+	 * @param executors the threads to publish and settle on
+	 * @param blockedState whether the broker blocks the connection
 	 */
-	public ConfirmedPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout) {
+	public ConfirmedPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout, RetryExecutors executors,
+			PublisherBlockedState blockedState) {
 		this.connectionFactory = connectionFactory;
-		this.confirmTimeoutMillis = confirmTimeout.toMillis();
+		this.confirmTimeout = confirmTimeout;
+		this.executors = executors;
+		this.blockedState = blockedState;
 		this.inFlight = new Semaphore((connectionFactory instanceof CachingConnectionFactory caching)
 				? Math.max(1, caching.getChannelCacheSize()) : 25);
-		this.followUps = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				daemonThreads("tiered-retry-forward-"));
-		this.followUps.allowCoreThreadTimeOut(true);
-	}
-
-	private static ThreadFactory daemonThreads(String name) {
-		AtomicInteger count = new AtomicInteger();
-		return (task) -> {
-			Thread thread = new Thread(task, name.endsWith("-") ? name + count.incrementAndGet() : name);
-			thread.setDaemon(true);
-			return thread;
-		};
+		blockedState.addListener(this);
 	}
 
 	/**
-	 * Where to run what follows a forward's completion: it may block, the thread completing a forward
-	 * must not.
-	 * @return the executor
-	 */
-	public Executor followUps() {
-		return this.followUps;
-	}
-
-	/**
-	 * Run a short task later.
-	 * @param task the task
-	 * @param delayMillis the delay
-	 */
-	public void schedule(Runnable task, long delayMillis) {
-		this.scheduler.schedule(() -> this.followUps.execute(task), delayMillis, TimeUnit.MILLISECONDS);
-	}
-
-	/**
-	 * Publish and wait for the confirm.
+	 * Publish; the future completes when the broker has confirmed the message. Returns at once, on any
+	 * thread: the publish itself happens on the publisher thread.
 	 * @param exchange the exchange
 	 * @param routingKey the routing key
-	 * @param properties the message properties, published as they are
+	 * @param properties the message properties, published as they are (but see {@link ForwardedProperties})
 	 * @param body the body
-	 * @throws ForwardFailedException when the publish is nacked, returned, times out or fails
+	 * @return completes on the confirm; fails with a {@link ForwardFailedException}
 	 */
-	public void publish(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
-		Channel channel;
+	public CompletableFuture<Void> publish(String exchange, String routingKey, AMQP.BasicProperties properties,
+			byte[] body) {
+		Publication publication = new Publication(exchange, routingKey, properties, body);
+		submit(publication);
+		return publication.result;
+	}
+
+	/**
+	 * Publish and wait for the confirm. Fails at once while the broker blocks the connection: the caller
+	 * (a replay, say) should not wait for a resource alarm to clear.
+	 * @param exchange the exchange
+	 * @param routingKey the routing key
+	 * @param properties the message properties
+	 * @param body the body
+	 * @throws ForwardFailedException when the publish was not confirmed
+	 */
+	public void publishAndWait(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
+		PublisherBlockedState.Blocked blocked = this.blockedState.current();
+		if (blocked != null) {
+			throw new ForwardFailedException(ForwardFailedException.Kind.BLOCKED, "RabbitMQ blocks publishing ("
+					+ blocked.reason() + "); nothing was published to " + describe(exchange, routingKey));
+		}
+		CompletableFuture<Void> result = publish(exchange, routingKey, properties, body);
 		try {
-			Connection connection = this.connectionFactory.createConnection();
-			channel = connection.createChannel(false);
+			// The publish's own timeout settles it; this bound only guards against a publisher thread that
+			// waits for a channel the broker does not give.
+			result.get(this.confirmTimeout.toMillis() * 2 + 1000, TimeUnit.MILLISECONDS);
 		}
-		catch (RuntimeException ex) {
-			throw new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
-					"No channel to publish to " + describe(exchange, routingKey) + ": " + ex.getMessage(), ex);
-		}
-		AtomicReference<String> returned = new AtomicReference<>();
-		ReturnListener returnListener = (replyCode, replyText, returnedExchange, returnedRoutingKey, returnedProperties,
-				returnedBody) -> returned.set(replyCode + " " + replyText);
-		try {
-			channel.addReturnListener(returnListener);
-			AMQP.BasicProperties publishable = ForwardedProperties.fitToFrame(
-					ForwardedProperties.withPublishableUserId(properties, this.connectionFactory.getUsername()),
-					body.length, channel.getConnection().getFrameMax());
-			channel.basicPublish(exchange, routingKey, true, publishable, body);
-			// OrDie: a nack or a timeout closes the channel, so a late confirm can never be
-			// mistaken for the confirm of the next publish on a cached channel.
-			channel.waitForConfirmsOrDie(this.confirmTimeoutMillis);
-			if (!channel.isOpen()) {
-				// Closed by the broker (a missing exchange, 404) while waiting: the wait can end without a
-				// confirm when the close clears the unconfirmed publishes.
-				Channel target = (channel instanceof ChannelProxy proxy) ? proxy.getTargetChannel() : channel;
-				ShutdownSignalException reason = target.getCloseReason();
-				throw new ForwardFailedException((reason != null) ? errorKind(reason) : ForwardFailedException.Kind.PUBLISH_ERROR,
-						"Channel closed while publishing to " + describe(exchange, routingKey)
-								+ ((reason != null) ? ": " + reason.getMessage() : ""));
-			}
-		}
-		catch (ForwardFailedException ex) {
-			throw ex;
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof ForwardFailedException failure) ? failure
+					: new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
+							"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getCause(), ex);
 		}
 		catch (TimeoutException ex) {
-			throw new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT, "No confirm within "
-					+ this.confirmTimeoutMillis + " ms for the publish to " + describe(exchange, routingKey), ex);
-		}
-		catch (IOException ex) {
-			// amqp-client signals a nack from waitForConfirmsOrDie with this message.
-			ForwardFailedException.Kind kind = String.valueOf(ex.getMessage()).contains("nacks received")
-					? ForwardFailedException.Kind.NACKED : errorKind(ex);
-			throw new ForwardFailedException(kind,
-					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex);
+			throw new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT,
+					"The publish to " + describe(exchange, routingKey) + " was not settled in time; "
+							+ "if the broker confirms it later, the message exists twice",
+					ex);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
 					"Interrupted while waiting for the confirm of " + describe(exchange, routingKey), ex);
 		}
-		catch (RuntimeException ex) {
-			throw new ForwardFailedException(errorKind(ex),
-					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex);
-		}
-		finally {
-			closeQuietly(channel, returnListener);
-		}
-		String unroutable = returned.get();
-		if (unroutable != null) {
-			throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
-					"Broker returned the message published to " + describe(exchange, routingKey) + ": " + unroutable);
-		}
 	}
 
 	/**
-	 * Publish without waiting: the future completes when the broker confirms (or fails when it nacks or
-	 * returns the message, closes the channel, or no confirm arrives in time). Each forward has a cached
-	 * channel to itself, so a return and a confirm always belong to it. Blocks only while too many forwards
-	 * are in flight.
-	 * @param exchange the exchange
-	 * @param routingKey the routing key
-	 * @param properties the message properties, published as they are
-	 * @param body the body
-	 * @return completes on the confirm; fails with a {@link ForwardFailedException}
+	 * Whether the broker blocks publishing now.
+	 * @return whether publishes are held
 	 */
-	public CompletableFuture<Void> publishAsync(String exchange, String routingKey, AMQP.BasicProperties properties,
-			byte[] body) {
-		CompletableFuture<Void> result = new CompletableFuture<>();
-		try {
-			// Bounded: a forward that cannot start within the confirm timeout fails like one never confirmed.
-			if (!this.inFlight.tryAcquire(this.confirmTimeoutMillis, TimeUnit.MILLISECONDS)) {
-				result.completeExceptionally(new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT,
-						"Too many forwards waiting for their confirm; could not publish to "
-								+ describe(exchange, routingKey) + " within " + this.confirmTimeoutMillis + " ms"));
-				return result;
+	public boolean isBlocked() {
+		return this.blockedState.isBlocked();
+	}
+
+	private void submit(Publication publication) {
+		synchronized (this) {
+			if (this.closed) {
+				publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
+				return;
+			}
+			if (this.blockedState.isBlocked()) {
+				this.held.add(publication);
+				return;
 			}
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			result.completeExceptionally(new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
-					"Interrupted before publishing to " + describe(exchange, routingKey), ex));
-			return result;
+		try {
+			this.executors.publisher().execute(() -> start(publication));
+		}
+		catch (RejectedExecutionException ex) {
+			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", ex);
+		}
+	}
+
+	@Override
+	public void blocked(PublisherBlockedState.Blocked blocked) {
+		// Publishes already on their way wait for their confirm; their timeouts are suspended (see Publication).
+	}
+
+	@Override
+	public void unblocked(PublisherBlockedState.Blocked blocked, Duration duration) {
+		List<Publication> release;
+		synchronized (this) {
+			release = new ArrayList<>(this.held);
+			this.held.clear();
+		}
+		release.forEach(this::submit);
+	}
+
+	/** On the publisher thread. */
+	private void start(Publication publication) {
+		if (!acquireChannelSlot(publication)) {
+			return;
 		}
 		Channel channel;
 		try {
@@ -215,105 +186,227 @@ public final class ConfirmedPublisher implements AutoCloseable {
 		}
 		catch (RuntimeException ex) {
 			this.inFlight.release();
-			result.completeExceptionally(new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR,
-					"No channel to publish to " + describe(exchange, routingKey) + ": " + ex.getMessage(), ex));
-			return result;
+			publication.fail(errorKind(ex), "no channel: " + ex.getMessage(), ex);
+			return;
 		}
-		// Listeners go on the real channel: the proxy would replace a closed channel by a new one, an RPC
-		// that must never run on the connection's I/O thread, where the listeners are called.
-		Channel target = (channel instanceof ChannelProxy proxy) ? proxy.getTargetChannel() : channel;
-		AsyncForward forward = new AsyncForward(channel, target, exchange, routingKey, result);
-		try {
-			target.addReturnListener(forward);
-			target.addConfirmListener(forward);
-			target.addShutdownListener(forward);
-			forward.timeout = this.scheduler.schedule(() -> forward.finish(new ForwardFailedException(
-					ForwardFailedException.Kind.TIMEOUT, "No confirm within " + this.confirmTimeoutMillis
-							+ " ms for the publish to " + describe(exchange, routingKey))),
-					this.confirmTimeoutMillis, TimeUnit.MILLISECONDS);
-			AMQP.BasicProperties publishable = ForwardedProperties.fitToFrame(
-					ForwardedProperties.withPublishableUserId(properties, this.connectionFactory.getUsername()),
-					body.length, channel.getConnection().getFrameMax());
-			channel.basicPublish(exchange, routingKey, true, publishable, body);
-		}
-		catch (IOException | RuntimeException ex) {
-			// Includes the scheduler refusing the timeout once the publisher is closed.
-			forward.finish(new ForwardFailedException(errorKind(ex),
-					"Publish to " + describe(exchange, routingKey) + " failed: " + ex.getMessage(), ex));
-		}
-		return result;
+		publication.publishOn(channel);
 	}
 
-	/** One asynchronous forward on a channel of its own. */
-	private final class AsyncForward implements ConfirmListener, ReturnListener, ShutdownListener {
+	/**
+	 * Wait, on the publisher thread, until fewer publishes wait for their confirm than there are cached
+	 * channels. A publish that cannot start within the confirm timeout fails like one never confirmed.
+	 * @return whether the publish may start; if not, it has been held or failed
+	 */
+	private boolean acquireChannelSlot(Publication publication) {
+		long deadline = System.nanoTime() + this.confirmTimeout.toNanos();
+		try {
+			while (!this.inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
+				if (this.closed) {
+					publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
+					return false;
+				}
+				if (this.blockedState.isBlocked()) {
+					// Slots come back only when the alarm clears: hold it with the others.
+					submit(publication);
+					return false;
+				}
+				if (System.nanoTime() - deadline > 0) {
+					publication.fail(ForwardFailedException.Kind.TIMEOUT,
+							"too many publishes waiting for their confirm; none finished within "
+									+ this.confirmTimeout.toMillis() + " ms",
+							null);
+					return false;
+				}
+			}
+			return true;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "interrupted", ex);
+			return false;
+		}
+	}
 
-		private final Channel channel;
+	/**
+	 * Stop publishing: held publishes fail (their originals go back to their queue), publishes waiting for
+	 * their confirm get up to the confirm timeout to be settled.
+	 */
+	@Override
+	public void close() {
+		List<Publication> release;
+		synchronized (this) {
+			this.closed = true;
+			release = new ArrayList<>(this.held);
+			this.held.clear();
+		}
+		release.forEach((publication) -> publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR,
+				"the application is stopping", null));
+		int permits = (this.connectionFactory instanceof CachingConnectionFactory caching)
+				? Math.max(1, caching.getChannelCacheSize()) : 25;
+		try {
+			if (this.inFlight.tryAcquire(permits, this.confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
+				this.inFlight.release(permits);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
 
-		private final Channel target;
+	/** One publish, on a channel of its own until it is settled. */
+	private final class Publication implements ConfirmListener, ReturnListener, ShutdownListener {
 
 		private final String exchange;
 
 		private final String routingKey;
 
-		private final CompletableFuture<Void> result;
+		private final AMQP.BasicProperties properties;
 
-		private final AtomicBoolean finished = new AtomicBoolean();
+		private final byte[] body;
 
-		private final AtomicReference<String> returned = new AtomicReference<>();
+		private final CompletableFuture<Void> result = new CompletableFuture<>();
 
-		volatile @Nullable ScheduledFuture<?> timeout;
+		private final AtomicBoolean settled = new AtomicBoolean();
 
-		AsyncForward(Channel channel, Channel target, String exchange, String routingKey,
-				CompletableFuture<Void> result) {
-			this.channel = channel;
-			this.target = target;
+		/** The cached channel as checked out, to give back; every call goes to {@link #target}. */
+		private @Nullable Channel channel;
+
+		private @Nullable Channel target;
+
+		private volatile long sequenceNumber;
+
+		private volatile @Nullable String returned;
+
+		private volatile @Nullable ScheduledFuture<?> timeout;
+
+		Publication(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
 			this.exchange = exchange;
 			this.routingKey = routingKey;
-			this.result = result;
+			this.properties = properties;
+			this.body = body;
+		}
+
+		/** On the publisher thread, holding a channel slot. */
+		void publishOn(Channel cachedChannel) {
+			Channel real = RealChannels.target(cachedChannel);
+			this.channel = cachedChannel;
+			this.target = real;
+			try {
+				real.addReturnListener(this);
+				real.addConfirmListener(this);
+				real.addShutdownListener(this);
+				scheduleTimeout();
+				AMQP.BasicProperties publishable = ForwardedProperties.publishable(this.properties,
+						ConfirmedPublisher.this.connectionFactory.getUsername(), this.body.length,
+						real.getConnection().getFrameMax());
+				this.sequenceNumber = real.getNextPublishSeqNo();
+				real.basicPublish(this.exchange, this.routingKey, true, publishable, this.body);
+				if (!real.isOpen()) {
+					// Closed between the listeners and the publish: the shutdown listener may have run before
+					// this publish existed.
+					settle(failure(closeReason(real)));
+				}
+			}
+			catch (IOException | RuntimeException ex) {
+				settle(failure(errorKind(ex), ex.getMessage(), ex));
+			}
+		}
+
+		private void scheduleTimeout() {
+			try {
+				this.timeout = ConfirmedPublisher.this.executors.schedule(this::timedOut,
+						ConfirmedPublisher.this.confirmTimeout, Runnable::run);
+			}
+			catch (RejectedExecutionException ex) {
+				throw new IllegalStateException("the publisher is closed", ex);
+			}
+		}
+
+		private void timedOut() {
+			if (ConfirmedPublisher.this.blockedState.isBlocked() && !ConfirmedPublisher.this.closed) {
+				// The broker does not read the connection until its alarm clears: the confirm is late, not lost.
+				scheduleTimeout();
+				return;
+			}
+			settle(failure(ForwardFailedException.Kind.TIMEOUT,
+					"no confirm within " + ConfirmedPublisher.this.confirmTimeout.toMillis() + " ms", null));
 		}
 
 		@Override
 		public void handleReturn(int replyCode, String replyText, String exchange, String routingKey,
 				AMQP.BasicProperties properties, byte[] body) {
 			// The broker sends a return before the confirm of the same publish.
-			this.returned.set(replyCode + " " + replyText);
+			this.returned = replyCode + " " + replyText;
 		}
 
 		@Override
 		public void handleAck(long deliveryTag, boolean multiple) {
-			String unroutable = this.returned.get();
-			finish((unroutable == null) ? null : new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
-					"Broker returned the message published to " + describe(this.exchange, this.routingKey) + ": "
-							+ unroutable));
+			if (isForThisPublish(deliveryTag, multiple)) {
+				String unroutable = this.returned;
+				settle((unroutable != null) ? new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
+						"Broker returned the message published to " + describe() + ": " + unroutable) : null);
+			}
 		}
 
 		@Override
 		public void handleNack(long deliveryTag, boolean multiple) {
-			finish(new ForwardFailedException(ForwardFailedException.Kind.NACKED,
-					"Publish to " + describe(this.exchange, this.routingKey) + " failed: nacked by the broker"));
+			if (isForThisPublish(deliveryTag, multiple)) {
+				settle(failure(ForwardFailedException.Kind.NACKED, "nacked by the broker", null));
+			}
+		}
+
+		private boolean isForThisPublish(long deliveryTag, boolean multiple) {
+			return deliveryTag == this.sequenceNumber || (multiple && deliveryTag > this.sequenceNumber);
 		}
 
 		@Override
 		public void shutdownCompleted(ShutdownSignalException cause) {
-			// A missing exchange (404), a frame the broker refused, a lost connection: no confirm will come.
-			finish(new ForwardFailedException(errorKind(cause), "Publish to "
-					+ describe(this.exchange, this.routingKey) + " failed: " + cause.getMessage(), cause));
+			// A missing exchange (404), a refused message (406), lost access or connection: no confirm will come.
+			settle(failure(cause));
 		}
 
-		void finish(@Nullable ForwardFailedException failure) {
-			if (!this.finished.compareAndSet(false, true)) {
+		private ForwardFailedException failure(@Nullable ShutdownSignalException cause) {
+			return (cause != null) ? failure(errorKind(cause), "channel closed: " + cause.getMessage(), cause)
+					: failure(ForwardFailedException.Kind.PUBLISH_ERROR, "channel closed", null);
+		}
+
+		private ForwardFailedException failure(ForwardFailedException.Kind kind, @Nullable String problem,
+				@Nullable Throwable cause) {
+			String message = "Publish to " + describe() + " failed: " + problem;
+			return (cause != null) ? new ForwardFailedException(kind, message, cause)
+					: new ForwardFailedException(kind, message);
+		}
+
+		/** Before a channel was taken. */
+		void fail(ForwardFailedException.Kind kind, String problem, @Nullable Throwable cause) {
+			if (this.settled.compareAndSet(false, true)) {
+				this.result.completeExceptionally(failure(kind, problem, cause));
+			}
+		}
+
+		/**
+		 * Settle once: on the I/O thread (confirm, return, shutdown), the timer or the publisher thread. Only
+		 * quick work here; giving the channel back happens on other threads.
+		 */
+		private void settle(@Nullable ForwardFailedException failure) {
+			if (!this.settled.compareAndSet(false, true)) {
 				return;
 			}
 			ScheduledFuture<?> scheduledTimeout = this.timeout;
 			if (scheduledTimeout != null) {
 				scheduledTimeout.cancel(false);
 			}
-			// Quick work only: this runs on the connection's I/O thread, the scheduler or a consumer.
-			this.target.removeReturnListener(this);
-			this.target.removeConfirmListener(this);
-			this.target.removeShutdownListener(this);
-			// A channel that may still get a confirm must never be reused: it is closed for good.
-			releaseChannel(this.channel, failure == null || failure.getKind() == ForwardFailedException.Kind.RETURNED);
+			Channel real = this.target;
+			Channel cached = this.channel;
+			if (real != null && cached != null) {
+				real.removeReturnListener(this);
+				real.removeConfirmListener(this);
+				real.removeShutdownListener(this);
+				// Confirmed (or returned, which is confirmed too): nothing can arrive for it any more.
+				boolean reusable = (failure == null || failure.getKind() == ForwardFailedException.Kind.RETURNED)
+						&& real.isOpen();
+				giveBack(cached, reusable);
+			}
 			ConfirmedPublisher.this.inFlight.release();
 			if (failure == null) {
 				this.result.complete(null);
@@ -323,63 +416,39 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			}
 		}
 
+		private String describe() {
+			return ConfirmedPublisher.describe(this.exchange, this.routingKey);
+		}
+
 	}
 
 	/**
-	 * Give a forward's channel back to the cache, or close it for good, on a follow-up thread: the channel
-	 * proxy may talk to the broker, and the caller may be the I/O thread that would have to read the reply.
+	 * Give a channel back to the cache (on the publisher thread: no broker round trip) or close it for good
+	 * (on the maintenance thread: a close waits for the broker's reply).
 	 */
-	private void releaseChannel(Channel channel, boolean reusable) {
+	private void giveBack(Channel channel, boolean reusable) {
 		try {
-			this.followUps.execute(() -> {
-				if (reusable) {
-					closeQuietly(channel);
-					return;
-				}
-				RabbitUtils.setPhysicalCloseRequired(channel, true);
-				try {
-					closeQuietly(channel);
-				}
-				finally {
-					RabbitUtils.setPhysicalCloseRequired(channel, false);
-				}
-			});
+			if (reusable) {
+				this.executors.publisher().execute(() -> RealChannels.release(channel));
+			}
+			else {
+				this.executors.maintenance().execute(() -> RealChannels.closeForGood(channel));
+			}
 		}
 		catch (RejectedExecutionException ex) {
 			// Shutting down: the connection closes with the application.
 		}
 	}
 
-	private static void closeQuietly(Channel channel) {
-		try {
-			channel.close();
-		}
-		catch (IOException | TimeoutException | RuntimeException ex) {
-			// The channel is unusable either way; the cache replaces it.
-		}
-	}
-
-	/**
-	 * Stop completing forwards: those already confirmed or failed still complete; a forward still waiting
-	 * for its confirm when the wait ends leaves its original unacked, so the broker delivers it again.
-	 */
-	@Override
-	public void close() {
-		this.scheduler.shutdownNow();
-		this.followUps.shutdown();
-		try {
-			this.followUps.awaitTermination(this.confirmTimeoutMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+	private static @Nullable ShutdownSignalException closeReason(Channel channel) {
+		return channel.getCloseReason();
 	}
 
 	/**
 	 * A publish to an exchange that does not exist closes the channel with 404; it shows up as the cause
 	 * of whatever the next channel operation throws.
 	 */
-	private static ForwardFailedException.Kind errorKind(Throwable failure) {
+	static ForwardFailedException.Kind errorKind(@Nullable Throwable failure) {
 		for (Throwable current = failure; current != null; current = current.getCause()) {
 			if (current instanceof ShutdownSignalException signal && signal.getReason() instanceof AMQP.Channel.Close close
 					&& close.getReplyCode() == AMQP.NOT_FOUND) {
@@ -390,16 +459,6 @@ public final class ConfirmedPublisher implements AutoCloseable {
 			}
 		}
 		return ForwardFailedException.Kind.PUBLISH_ERROR;
-	}
-
-	private static void closeQuietly(Channel channel, ReturnListener returnListener) {
-		try {
-			channel.removeReturnListener(returnListener);
-			channel.close();
-		}
-		catch (IOException | TimeoutException | RuntimeException ex) {
-			// The channel is unusable either way; the cache replaces it.
-		}
 	}
 
 	private static String describe(String exchange, String routingKey) {

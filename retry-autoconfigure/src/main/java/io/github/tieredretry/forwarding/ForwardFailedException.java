@@ -29,7 +29,13 @@ public class ForwardFailedException extends AmqpException {
 		MISSING_EXCHANGE,
 
 		/** The publish could not be made: no connection, channel closed, interrupted. */
-		PUBLISH_ERROR
+		PUBLISH_ERROR,
+
+		/**
+		 * Nothing was published: RabbitMQ blocks the publisher connection during a resource alarm (memory or
+		 * disk), and the caller chose not to wait for it to clear.
+		 */
+		BLOCKED
 
 	}
 

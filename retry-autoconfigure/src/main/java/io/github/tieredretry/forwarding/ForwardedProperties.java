@@ -21,6 +21,11 @@ public final class ForwardedProperties {
 	/** AMQP delivery mode 2. */
 	private static final int PERSISTENT = 2;
 
+	/** RabbitMQ's sender-selected distribution headers: extra routing keys for a publish. */
+	private static final String CC = "CC";
+
+	private static final String BCC = "BCC";
+
 	private ForwardedProperties() {
 	}
 
@@ -40,6 +45,43 @@ public final class ForwardedProperties {
 			headers.put(RetryHeaders.ORIGINAL_EXPIRATION, expiration);
 		}
 		return received.builder().headers(changes.applyTo(headers)).expiration(null).deliveryMode(PERSISTENT).build();
+	}
+
+	/**
+	 * The properties to publish: without extra routing keys, with a {@code user-id} the publishing user may
+	 * send, fitted into one frame.
+	 * @param properties the properties to publish
+	 * @param publisherUser the user the publishing connection authenticates as
+	 * @param bodySize the body's size in bytes
+	 * @param frameMax the connection's negotiated {@code frame_max}, or 0 for no limit
+	 * @return the properties, changed only where they would make the publish go wrong
+	 */
+	public static AMQP.BasicProperties publishable(AMQP.BasicProperties properties, String publisherUser,
+			long bodySize, int frameMax) {
+		return fitToFrame(withPublishableUserId(withoutExtraRoutingKeys(properties), publisherUser), bodySize,
+				frameMax);
+	}
+
+	/**
+	 * Drop the {@code CC} and {@code BCC} headers: the broker adds their routing keys to a publish (and
+	 * dead-lettering keeps them), so a forwarded copy would also reach every queue they name - a parked
+	 * copy, or a retry returned to another queue that already had the message. The original {@code CC}
+	 * is kept in {@code retry-original-cc}.
+	 * @param properties the properties to publish
+	 * @return the same properties, or a copy without extra routing keys
+	 */
+	public static AMQP.BasicProperties withoutExtraRoutingKeys(AMQP.BasicProperties properties) {
+		Map<String, Object> original = properties.getHeaders();
+		if (original == null || (!original.containsKey(CC) && !original.containsKey(BCC))) {
+			return properties;
+		}
+		Map<String, Object> headers = new LinkedHashMap<>(original);
+		Object cc = headers.remove(CC);
+		headers.remove(BCC);
+		if (cc != null) {
+			headers.putIfAbsent(RetryHeaders.ORIGINAL_CC, cc);
+		}
+		return properties.builder().headers(headers).build();
 	}
 
 	/**

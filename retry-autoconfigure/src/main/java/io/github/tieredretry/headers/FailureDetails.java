@@ -28,13 +28,48 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	 * @return the details
 	 */
 	public static FailureDetails of(Throwable failure, int maxErrorLength, int maxStackTraceLength) {
-		String message = failure.getMessage();
+		String message = messageOf(failure, false);
 		String stackTrace = null;
 		if (maxStackTraceLength >= 0) {
 			stackTrace = truncate(stackTraceOf(failure, maxErrorLength), maxStackTraceLength);
 		}
 		return new FailureDetails(failure.getClass().getName(), truncate((message != null) ? message : "",
 				maxErrorLength), stackTrace);
+	}
+
+	/**
+	 * An exception's message, or a placeholder when asking for it throws: describing a failure must never
+	 * fail, or the message it belongs to could not be retried or parked.
+	 * @param failure the exception
+	 * @param localized whether to ask for the localized message
+	 * @return the message, {@code null} when it has none
+	 */
+	static @Nullable String messageOf(Throwable failure, boolean localized) {
+		try {
+			return localized ? failure.getLocalizedMessage() : failure.getMessage();
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			return "<" + (localized ? "getLocalizedMessage()" : "getMessage()") + " threw "
+					+ ex.getClass().getName() + ">";
+		}
+	}
+
+	private static @Nullable Throwable causeOf(Throwable failure) {
+		try {
+			return failure.getCause();
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			return null;
+		}
+	}
+
+	private static StackTraceElement[] framesOf(Throwable failure) {
+		try {
+			return failure.getStackTrace();
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			return new StackTraceElement[0];
+		}
 	}
 
 	/**
@@ -45,14 +80,14 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 		StringBuilder trace = new StringBuilder();
 		Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
 		String prefix = "";
-		for (Throwable current = failure; current != null && seen.add(current); current = current.getCause()) {
+		for (Throwable current = failure; current != null && seen.add(current); current = causeOf(current)) {
 			trace.append(prefix).append(current.getClass().getName());
-			String message = current.getLocalizedMessage();
+			String message = messageOf(current, true);
 			if (message != null) {
 				trace.append(": ").append(truncate(message, maxMessageLength));
 			}
 			trace.append('\n');
-			for (StackTraceElement element : current.getStackTrace()) {
+			for (StackTraceElement element : framesOf(current)) {
 				trace.append("\tat ").append(element).append('\n');
 			}
 			prefix = "Caused by: ";

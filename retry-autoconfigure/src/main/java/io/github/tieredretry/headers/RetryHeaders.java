@@ -43,6 +43,12 @@ public final class RetryHeaders {
 	 */
 	public static final String ORIGINAL_USER_ID = "retry-original-user-id";
 
+	/**
+	 * The message's own {@code CC} header (extra routing keys), removed on forwarding so that a forwarded copy
+	 * reaches only its tier, the parking lot or its origin queue.
+	 */
+	public static final String ORIGINAL_CC = "retry-original-cc";
+
 	/** Why the message was parked: {@code exhausted}, {@code not-retryable}, {@code timeout} or {@code unroutable}. */
 	public static final String PARKED_REASON = "retry-parked-reason";
 

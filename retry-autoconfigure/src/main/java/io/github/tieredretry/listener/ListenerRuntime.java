@@ -1,41 +1,34 @@
 package io.github.tieredretry.listener;
 
 import java.time.Clock;
+import java.time.Duration;
 
+import io.github.tieredretry.event.RetryEventPublisher;
+import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-
-import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * What every retryable listener shares: forwarding, failure pause, capture of deliveries, settings.
+ * What every retryable listener of an application shares.
  *
  * @param capture the delivery capture installed on every retryable container
  * @param clock the clock
  * @param forwarder forwards to tiers and the parking lot
+ * @param executors the starter's threads
+ * @param failureInitialPause the pause after a first failed forward (also how long a message held back
+ * while the broker blocks publishing waits before it goes back to its queue)
+ * @param failureMaxPause the longest pause after consecutive failed forwards
  * @param headerSettings how failures are described in headers
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
  */
-record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder,
-		FailureHeaderSettings headerSettings, String parkingLot, ApplicationEventPublisher events) {
+record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
+		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
+		String parkingLot, RetryEventPublisher events) {
 
-	private static final Log logger = LogFactory.getLog(ListenerRuntime.class);
-
-	/**
-	 * Publish an event. The message has already been moved on at this point, so a failing event
-	 * listener must not make the container requeue it (which would only create a duplicate).
-	 * @param event the event
-	 */
-	void publish(Object event) {
-		try {
-			this.events.publishEvent(event);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("A listener of " + event.getClass().getSimpleName() + " failed; ignored", ex);
-		}
+	ForwardFailurePause newPause() {
+		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);
 	}
 
 }

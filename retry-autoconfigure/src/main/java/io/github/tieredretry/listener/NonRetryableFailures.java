@@ -25,7 +25,7 @@ final class NonRetryableFailures {
 	 */
 	static boolean hasCyclicCauseChain(Throwable failure) {
 		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-		for (Throwable current = failure; current != null; current = current.getCause()) {
+		for (Throwable current = failure; current != null; current = ListenerFailures.causeOf(current)) {
 			if (seen.put(current, true) != null) {
 				return true;
 			}
@@ -40,7 +40,7 @@ final class NonRetryableFailures {
 	 * @return whether to park the message at once
 	 */
 	static boolean isNeverRetried(Throwable failure) {
-		Throwable cause = RetryingMessageListener.unwrap(failure);
+		Throwable cause = ListenerFailures.unwrap(failure);
 		return cause instanceof ProducerBatchNotSupportedException
 				|| cause instanceof AmqpRejectAndDontRequeueException || isPayloadFailure(failure);
 	}
@@ -53,7 +53,7 @@ final class NonRetryableFailures {
 	static boolean isPayloadFailure(Throwable failure) {
 		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
 		for (Throwable current = failure; current != null && seen.put(current, true) == null;
-				current = current.getCause()) {
+				current = ListenerFailures.causeOf(current)) {
 			if (current instanceof MessageConversionException
 					|| current instanceof org.springframework.messaging.converter.MessageConversionException
 					|| current instanceof MethodArgumentResolutionException

@@ -7,11 +7,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
-import java.util.function.Supplier;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.forwarding.ForwardFailurePause;
+import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.RetryDecider;
@@ -35,7 +35,7 @@ import org.springframework.amqp.rabbit.listener.MultiMethodRabbitListenerEndpoin
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -60,28 +60,28 @@ public final class RetryableListenerInstaller {
 
 	private final RetryableListenerRegistry registry;
 
-	private final Supplier<ForwardFailurePause> pauses;
-
 	/**
 	 * Create the installer.
 	 * @param policies resolves listener policies
 	 * @param topology the retry topology (work queues are registered on it)
 	 * @param forwarder forwards to tiers and the parking lot
-	 * @param pauses creates, for each listener, what slows its consumers down while its forwards fail
+	 * @param executors the starter's threads
+	 * @param failureInitialPause the pause after a first failed forward
+	 * @param failureMaxPause the longest pause after consecutive failed forwards
 	 * @param headerSettings how failures are described in headers
 	 * @param events where retry events are published
 	 * @param registry records the listeners retries were applied to
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
-			Supplier<ForwardFailurePause> pauses, FailureHeaderSettings headerSettings, ApplicationEventPublisher events,
-			RetryableListenerRegistry registry, Clock clock) {
+			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
+			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
+			Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
-		this.pauses = pauses;
-		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, headerSettings,
-				topology.parkingLot(), events);
+		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
+				failureMaxPause, headerSettings, topology.parkingLot(), events);
 		this.registry = registry;
 	}
 
@@ -113,8 +113,11 @@ public final class RetryableListenerInstaller {
 			throw new RetryableListenerConfigurationException(listener, "its container has no message listener",
 					"This is unexpected for a @RabbitListener; please report it.");
 		}
+		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), this.runtime.events());
+		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
+				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer));
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
-				new RetryDecider(this.tiers, policy), this.runtime, this.pauses));
+				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
 		listenerContainer.setDeBatchingEnabled(false);
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
@@ -127,6 +130,17 @@ public final class RetryableListenerInstaller {
 		if (logger.isInfoEnabled()) {
 			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers);
 		}
+	}
+
+	/**
+	 * How many failed messages one consumer holds while the broker blocks publishing: half its prefetch, so
+	 * that the other half keeps healthy messages flowing.
+	 */
+	private static int holdLimit(AbstractMessageListenerContainer container) {
+		Object prefetch = new DirectFieldAccessor(container).getPropertyValue("prefetchCount");
+		int count = (prefetch instanceof Integer value && value > 0) ? value
+				: AbstractMessageListenerContainer.DEFAULT_PREFETCH_COUNT;
+		return Math.max(1, count / 2);
 	}
 
 	private static @Nullable Method specificMethod(@Nullable Method method, Class<?> beanClass) {

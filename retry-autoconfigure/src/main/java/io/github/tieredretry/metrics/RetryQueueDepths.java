@@ -15,6 +15,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.broker.RealChannels;
 import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
@@ -129,13 +130,15 @@ public final class RetryQueueDepths {
 		Map<String, Long> depths = new LinkedHashMap<>();
 		Set<String> missing = new LinkedHashSet<>();
 		Connection connection = this.connectionFactory.createConnection();
+		Channel cached = null;
 		Channel channel = null;
 		try {
 			for (String queue : this.queues) {
 				if (channel == null || !channel.isOpen()) {
 					// The broker closes the channel when a passive declaration finds no queue.
-					RabbitUtils.closeChannel(channel);
-					channel = connection.createChannel(false);
+					RealChannels.closeForGood(cached);
+					cached = connection.createChannel(false);
+					channel = RealChannels.target(cached);
 				}
 				try {
 					depths.put(queue, (long) channel.queueDeclarePassive(queue).getMessageCount());
@@ -149,7 +152,7 @@ public final class RetryQueueDepths {
 			}
 		}
 		finally {
-			RabbitUtils.closeChannel(channel);
+			RealChannels.closeForGood(cached);
 			RabbitUtils.closeConnection(connection);
 		}
 		return new Snapshot(depths, missing, this.clock.instant(), null);

@@ -15,6 +15,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.broker.RealChannels;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.headers.HeaderChanges;
@@ -214,11 +215,11 @@ public final class ParkingLotService {
 	private long purgeAll() {
 		this.operationLock.lock();
 		Connection connection = null;
-		Channel channel = null;
+		Channel cached = null;
 		try {
 			connection = this.connectionFactory.createConnection();
-			channel = connection.createChannel(false);
-			long purged = channel.queuePurge(this.parkingLot).getMessageCount();
+			cached = connection.createChannel(false);
+			long purged = RealChannels.target(cached).queuePurge(this.parkingLot).getMessageCount();
 			logger.info("Purged " + purged + " parked message(s) from '" + this.parkingLot + "'");
 			return purged;
 		}
@@ -226,7 +227,7 @@ public final class ParkingLotService {
 			throw brokerFailure(ex);
 		}
 		finally {
-			RabbitUtils.closeChannel(channel);
+			RealChannels.closeForGood(cached);
 			RabbitUtils.closeConnection(connection);
 			this.operationLock.unlock();
 		}
@@ -235,11 +236,14 @@ public final class ParkingLotService {
 	private Scanned scan(Visitor visitor) {
 		this.operationLock.lock();
 		Connection connection = null;
-		Channel channel = null;
+		Channel cached = null;
 		long highestHeld = 0;
 		try {
 			connection = this.connectionFactory.createConnection();
-			channel = connection.createChannel(false);
+			cached = connection.createChannel(false);
+			// Every get, ack and nack on the one channel that delivered: a delivery tag means nothing on
+			// another, and the cached-channel proxy would silently swap in a new channel if this one died.
+			Channel channel = RealChannels.target(cached);
 			long depth = channel.queueDeclarePassive(this.parkingLot).getMessageCount();
 			int count = 0;
 			while (count < depth && visitor.wantsMore()) {
@@ -270,12 +274,9 @@ public final class ParkingLotService {
 			throw brokerFailure(ex);
 		}
 		finally {
-			if (channel != null) {
-				// Never back to the channel cache: a physical close makes the broker requeue anything still
-				// held, should the nack above not have been sent.
-				RabbitUtils.setPhysicalCloseRequired(channel, true);
-				RabbitUtils.closeChannel(channel);
-			}
+			// Never back to the channel cache: a physical close makes the broker requeue anything still held,
+			// should the nack above not have been sent.
+			RealChannels.closeForGood(cached);
 			RabbitUtils.closeConnection(connection);
 			this.operationLock.unlock();
 		}

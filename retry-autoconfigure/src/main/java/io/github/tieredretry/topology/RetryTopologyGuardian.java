@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.broker.RealChannels;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -38,7 +39,11 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 
 	private final Duration interval;
 
-	private @Nullable ScheduledExecutorService scheduler;
+	private final ScheduledExecutorService scheduler;
+
+	private final BooleanSupplier brokerBlocksConnection;
+
+	private @Nullable ScheduledFuture<?> checks;
 
 	/**
 	 * Create a guardian.
@@ -46,13 +51,19 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	 * @param declarer declares it again
 	 * @param connectionFactory the connection to check with
 	 * @param interval time between checks; zero or negative disables the checks
+	 * @param scheduler the thread the checks run on
+	 * @param brokerBlocksConnection whether the broker blocks the connection now (a resource alarm): checks
+	 * would only wait for it to clear, and are skipped
 	 */
 	public RetryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
-			ConnectionFactory connectionFactory, Duration interval) {
+			ConnectionFactory connectionFactory, Duration interval, ScheduledExecutorService scheduler,
+			BooleanSupplier brokerBlocksConnection) {
 		this.topology = topology;
 		this.declarer = declarer;
 		this.connectionFactory = connectionFactory;
 		this.interval = interval;
+		this.scheduler = scheduler;
+		this.brokerBlocksConnection = brokerBlocksConnection;
 	}
 
 	/**
@@ -62,6 +73,10 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	 * @return the exchanges and queues that were missing (empty when all exist or the broker cannot be reached)
 	 */
 	public List<String> checkNow() {
+		if (this.brokerBlocksConnection.getAsBoolean()) {
+			logger.debug("Retry topology check skipped: the broker blocks the connection (resource alarm)");
+			return List.of();
+		}
 		List<String> missing;
 		try {
 			missing = missingObjects();
@@ -99,52 +114,41 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	}
 
 	private static boolean exists(Connection connection, PassiveDeclaration declaration) {
-		// A failed passive declaration closes the channel: one channel per check.
-		Channel channel = connection.createChannel(false);
+		// A failed passive declaration closes the channel: one channel per check, closed for good.
+		Channel cached = connection.createChannel(false);
 		try {
-			declaration.declare(channel);
+			declaration.declare(RealChannels.target(cached));
 			return true;
 		}
 		catch (IOException ex) {
 			return false;
 		}
 		finally {
-			try {
-				channel.close();
-			}
-			catch (IOException | TimeoutException | RuntimeException ex) {
-				// already closed by the failed declaration
-			}
+			RealChannels.closeForGood(cached);
 		}
 	}
 
 	@Override
-	public void start() {
-		if (this.interval.isNegative() || this.interval.isZero() || this.scheduler != null) {
+	public synchronized void start() {
+		if (this.interval.isNegative() || this.interval.isZero() || this.checks != null) {
 			return;
 		}
-		ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-			Thread thread = new Thread(runnable, "tiered-retry-topology-check");
-			thread.setDaemon(true);
-			return thread;
-		});
 		long millis = this.interval.toMillis();
-		executor.scheduleWithFixedDelay(this::checkNow, millis, millis, TimeUnit.MILLISECONDS);
-		this.scheduler = executor;
+		this.checks = this.scheduler.scheduleWithFixedDelay(this::checkNow, millis, millis, TimeUnit.MILLISECONDS);
 	}
 
 	@Override
-	public void stop() {
-		ScheduledExecutorService executor = this.scheduler;
-		if (executor != null) {
-			executor.shutdownNow();
-			this.scheduler = null;
+	public synchronized void stop() {
+		ScheduledFuture<?> scheduled = this.checks;
+		if (scheduled != null) {
+			scheduled.cancel(false);
+			this.checks = null;
 		}
 	}
 
 	@Override
 	public boolean isRunning() {
-		return this.scheduler != null;
+		return this.checks != null;
 	}
 
 	@Override

@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.testsupport.TestForwarding;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
@@ -686,8 +686,7 @@ class TieredRetryAutoConfigurationTests {
 		MessageForwarder userForwarder(
 				@Qualifier(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisher,
 				RetryTopology topology) {
-			return new MessageForwarder(new ConfirmedPublisher(publisher, Duration.ofSeconds(1)), topology, () -> {
-			});
+			return TestForwarding.on(publisher, Duration.ofSeconds(1), topology).forwarder();
 		}
 
 	}

@@ -1,14 +1,19 @@
 package io.github.tieredretry.forwarding;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestForwarding;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,6 +33,8 @@ class ConfirmedPublisherIntegrationTests {
 
 	CachingConnectionFactory connectionFactory;
 
+	TestForwarding forwarding;
+
 	ConfirmedPublisher publisher;
 
 	BrokerClient broker;
@@ -39,12 +46,13 @@ class ConfirmedPublisherIntegrationTests {
 		TestBroker testBroker = TestBroker.get();
 		this.connectionFactory = new CachingConnectionFactory(testBroker.clientConnectionFactory());
 		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
-		this.publisher = new ConfirmedPublisher(this.connectionFactory, Duration.ofSeconds(5));
+		this.forwarding = forwarding(this.connectionFactory, Duration.ofSeconds(5));
+		this.publisher = this.forwarding.publisher();
 	}
 
 	@AfterEach
 	void tearDown() {
-		this.publisher.close();
+		this.forwarding.close();
 		this.broker.deleteQueue(this.queue);
 		this.broker.close();
 		this.connectionFactory.destroy();
@@ -52,14 +60,14 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void confirmedPublishArrivesInTheQueue() {
-		this.publisher.publish("", this.queue, new AMQP.BasicProperties(), "x".getBytes());
+		this.publisher.publishAndWait("", this.queue, new AMQP.BasicProperties(), "x".getBytes());
 		assertThat(this.broker.count(this.queue)).isEqualTo(1);
 	}
 
 	@Test
 	void unroutablePublishFailsAsReturned() {
 		assertThatExceptionOfType(ForwardFailedException.class)
-			.isThrownBy(() -> this.publisher.publish("", "no-such-queue-" + UUID.randomUUID(),
+			.isThrownBy(() -> this.publisher.publishAndWait("", "no-such-queue-" + UUID.randomUUID(),
 					new AMQP.BasicProperties(), "x".getBytes()))
 			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED));
 	}
@@ -67,11 +75,30 @@ class ConfirmedPublisherIntegrationTests {
 	@Test
 	void publishToAMissingExchangeFailsAsMissingExchangeAndTheNextPublishWorks() {
 		assertThatExceptionOfType(ForwardFailedException.class)
-			.isThrownBy(() -> this.publisher.publish("no-such-exchange-" + UUID.randomUUID(), this.queue,
+			.isThrownBy(() -> this.publisher.publishAndWait("no-such-exchange-" + UUID.randomUUID(), this.queue,
 					new AMQP.BasicProperties(), "x".getBytes()))
 			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE));
-		this.publisher.publish("", this.queue, new AMQP.BasicProperties(), "y".getBytes());
+		this.publisher.publishAndWait("", this.queue, new AMQP.BasicProperties(), "y".getBytes());
 		assertThat(this.broker.count(this.queue)).isEqualTo(1);
+	}
+
+	@Test
+	void noPublishToAMissingExchangeIsEverReportedAsConfirmed() {
+		// The broker closes the channel after basic.publish; a wait for confirms that ran on a channel the
+		// cache had meanwhile swapped in would find nothing outstanding and report success (issue #18).
+		int confirmed = 0;
+		for (int i = 0; i < 2000; i++) {
+			try {
+				this.publisher.publishAndWait("no-such-exchange-" + i, this.queue, new AMQP.BasicProperties(),
+						"x".getBytes());
+				confirmed++;
+			}
+			catch (ForwardFailedException ex) {
+				assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+			}
+		}
+		assertThat(confirmed).as("publishes to a missing exchange reported as confirmed").isZero();
+		assertThat(this.broker.count(this.queue)).isZero();
 	}
 
 	@Test
@@ -80,7 +107,7 @@ class ConfirmedPublisherIntegrationTests {
 		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
 		try {
 			assertThatExceptionOfType(ForwardFailedException.class)
-				.isThrownBy(() -> this.publisher.publish("", full, new AMQP.BasicProperties(), "x".getBytes()))
+				.isThrownBy(() -> this.publisher.publishAndWait("", full, new AMQP.BasicProperties(), "x".getBytes()))
 				.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.NACKED));
 			assertThat(kindOfAsyncFailure("", full)).isEqualTo(ForwardFailedException.Kind.NACKED);
 		}
@@ -91,7 +118,7 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void asynchronousPublishCompletesWhenTheBrokerConfirms() {
-		this.publisher.publishAsync("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
+		this.publisher.publish("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
 		assertThat(this.broker.count(this.queue)).isEqualTo(1);
 	}
 
@@ -108,7 +135,8 @@ class ConfirmedPublisherIntegrationTests {
 		// One channel in the cache, so one forward in flight at a time: a slot not given back would make
 		// the publish after the failures wait for the confirm timeout and fail.
 		this.connectionFactory.setChannelCacheSize(1);
-		ConfirmedPublisher onePermit = new ConfirmedPublisher(this.connectionFactory, Duration.ofSeconds(2));
+		TestForwarding onePermitForwarding = forwarding(this.connectionFactory, Duration.ofSeconds(2));
+		ConfirmedPublisher onePermit = onePermitForwarding.publisher();
 		String full = this.queue + "-full";
 		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
 		try {
@@ -119,21 +147,26 @@ class ConfirmedPublisherIntegrationTests {
 				assertThat(kindOfAsyncFailure(onePermit, "no-such-exchange-" + UUID.randomUUID(), this.queue))
 					.isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
 			}
-			onePermit.publishAsync("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
+			onePermit.publish("", this.queue, new AMQP.BasicProperties(), "x".getBytes()).join();
 			assertThat(this.broker.count(this.queue)).isEqualTo(1);
 		}
 		finally {
-			onePermit.close();
+			onePermitForwarding.close();
 			this.broker.deleteQueue(full);
 		}
 	}
 
 	@Test
 	void closedPublisherFailsNewForwardsWithoutThrowing() {
-		ConfirmedPublisher closed = new ConfirmedPublisher(this.connectionFactory, Duration.ofSeconds(2));
-		closed.close();
-		assertThat(kindOfAsyncFailure(closed, "", this.queue)).isNotNull();
+		TestForwarding closedForwarding = forwarding(this.connectionFactory, Duration.ofSeconds(2));
+		closedForwarding.close();
+		assertThat(kindOfAsyncFailure(closedForwarding.publisher(), "", this.queue)).isNotNull();
 		assertThat(this.broker.count(this.queue)).isLessThanOrEqualTo(1);
+	}
+
+	private static TestForwarding forwarding(CachingConnectionFactory connectionFactory, Duration confirmTimeout) {
+		return TestForwarding.on(connectionFactory, confirmTimeout,
+				new RetryTopology(TierLadder.of(List.of(Duration.ofSeconds(1))), QueueType.CLASSIC, "unused"));
 	}
 
 	private ForwardFailedException.Kind kindOfAsyncFailure(String exchange, String routingKey) {
@@ -142,7 +175,7 @@ class ConfirmedPublisherIntegrationTests {
 
 	private static ForwardFailedException.Kind kindOfAsyncFailure(ConfirmedPublisher publisher, String exchange,
 			String routingKey) {
-		CompletableFuture<Void> forward = publisher.publishAsync(exchange, routingKey, new AMQP.BasicProperties(),
+		CompletableFuture<Void> forward = publisher.publish(exchange, routingKey, new AMQP.BasicProperties(),
 				"x".getBytes());
 		Throwable failure = catchThrowable(forward::join);
 		assertThat(failure).isInstanceOf(CompletionException.class).hasCauseInstanceOf(ForwardFailedException.class);

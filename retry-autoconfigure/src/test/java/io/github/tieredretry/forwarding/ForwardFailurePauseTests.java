@@ -1,6 +1,7 @@
 package io.github.tieredretry.forwarding;
 
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -96,9 +97,57 @@ class ForwardFailurePauseTests {
 
 	@Test
 	void recordedFailureReportsThePauseItCallsFor() {
-		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
+		FakeNanoClock clock = new FakeNanoClock();
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15), clock);
 		assertThat(pause.recordFailure()).isEqualTo(500);
+		clock.advance(Duration.ofMillis(500));
 		assertThat(pause.recordFailure()).isEqualTo(1000);
+	}
+
+	@Test
+	void failuresDuringThePauseBelongToTheSameEpisodeAndWaitOnlyForItsEnd() {
+		// A blip fails every forward in flight at once: one outage, not 25 consecutive failures.
+		FakeNanoClock clock = new FakeNanoClock();
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15), clock);
+		assertThat(pause.recordFailure()).isEqualTo(500);
+		for (int failure = 2; failure <= 25; failure++) {
+			clock.advance(Duration.ofMillis(10));
+			assertThat(pause.recordFailure()).as("failure %d", failure).isBetween(1L, 500L);
+		}
+		assertThat(pause.consecutiveFailures()).isEqualTo(1);
+		clock.advance(Duration.ofMillis(300));
+		assertThat(pause.recordFailure()).as("a failure after the pause: the next episode").isEqualTo(1000);
+		assertThat(pause.consecutiveFailures()).isEqualTo(2);
+	}
+
+	@Test
+	void successfulForwardEndsTheEpisodesSoThatTheNextFailurePausesBriefly() {
+		FakeNanoClock clock = new FakeNanoClock();
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15), clock);
+		for (int episode = 1; episode <= 6; episode++) {
+			pause.recordFailure();
+			clock.advance(Duration.ofSeconds(16));
+		}
+		assertThat(pause.recordFailure()).isEqualTo(15_000);
+		pause.reset();
+		clock.advance(Duration.ofSeconds(16));
+		assertThat(pause.recordFailure()).isEqualTo(500);
+	}
+
+	/** A nano clock the test moves. */
+	static final class FakeNanoClock implements LongSupplier {
+
+		private long nanos = 1_000_000_000L;
+
+		void advance(Duration duration) {
+			this.nanos += duration.toNanos();
+		}
+
+		@Override
+		public long getAsLong() {
+			return this.nanos;
+		}
+
 	}
 
 	@Test

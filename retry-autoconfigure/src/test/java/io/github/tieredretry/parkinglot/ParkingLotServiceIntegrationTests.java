@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.testsupport.TestForwarding;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -326,9 +326,8 @@ class ParkingLotServiceIntegrationTests {
 	private ParkingLotService service(String queue) {
 		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(Duration.ofMillis(200))), QueueType.CLASSIC,
 				queue);
-		MessageForwarder forwarder = new MessageForwarder(
-				new ConfirmedPublisher(confirmingConnectionFactory, Duration.ofSeconds(5)), topology, () -> {
-				});
+		MessageForwarder forwarder = TestForwarding.on(confirmingConnectionFactory, Duration.ofSeconds(5), topology)
+			.forwarder();
 		return new ParkingLotService(connectionFactory, queue, forwarder, fixedClock());
 	}
 

@@ -2,7 +2,6 @@ package io.github.tieredretry.reliability;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 
 import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
@@ -21,10 +20,6 @@ class RetryEvents {
 
 	final List<MessageParkedEvent> parked = new CopyOnWriteArrayList<>();
 
-	/** Runs on the consumer thread after a retry's forward is confirmed and before the container acks. */
-	volatile Consumer<RetryScheduledEvent> afterRetryScheduled = (event) -> {
-	};
-
 	@EventListener
 	void onForwardFailed(ForwardFailedEvent event) {
 		this.forwardFailures.add(event);
@@ -33,7 +28,6 @@ class RetryEvents {
 	@EventListener
 	void onScheduled(RetryScheduledEvent event) {
 		this.scheduled.add(event);
-		this.afterRetryScheduled.accept(event);
 	}
 
 	@EventListener

@@ -18,7 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * <li>{@link #cut()}: every proxied connection is closed and new ones are refused, like a broker that
  * went away; {@link #restore()} listens again on the same port;</li>
  * <li>{@link #freezeDownstream()}: bytes from the broker are held back (connections stay open), like a
- * network that stalls, so that publisher confirms never arrive; {@link #thaw()} lets them through.</li>
+ * network that stalls, so that publisher confirms never arrive; {@link #freezeUpstream()} holds back the
+ * bytes to the broker, so that acks never arrive; {@link #thaw()} lets them through.</li>
  * </ul>
  */
 final class TcpProxy implements AutoCloseable {
@@ -33,7 +34,9 @@ final class TcpProxy implements AutoCloseable {
 
 	private final Object frozenLock = new Object();
 
-	private boolean frozen;
+	private boolean downstreamFrozen;
+
+	private boolean upstreamFrozen;
 
 	private volatile ServerSocket server;
 
@@ -78,13 +81,21 @@ final class TcpProxy implements AutoCloseable {
 	/** Hold back everything the broker sends until {@link #thaw()}. */
 	void freezeDownstream() {
 		synchronized (this.frozenLock) {
-			this.frozen = true;
+			this.downstreamFrozen = true;
+		}
+	}
+
+	/** Hold back everything sent to the broker until {@link #thaw()} (or {@link #cut()}, which drops it). */
+	void freezeUpstream() {
+		synchronized (this.frozenLock) {
+			this.upstreamFrozen = true;
 		}
 	}
 
 	void thaw() {
 		synchronized (this.frozenLock) {
-			this.frozen = false;
+			this.downstreamFrozen = false;
+			this.upstreamFrozen = false;
 			this.frozenLock.notifyAll();
 		}
 	}
@@ -139,9 +150,7 @@ final class TcpProxy implements AutoCloseable {
 			try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) != -1) {
-					if (downstream) {
-						awaitThawed();
-					}
+					awaitThawed(downstream);
 					out.write(buffer, 0, read);
 					out.flush();
 				}
@@ -160,10 +169,11 @@ final class TcpProxy implements AutoCloseable {
 		pump.start();
 	}
 
-	private void awaitThawed() throws InterruptedException {
+	private void awaitThawed(boolean downstream) throws InterruptedException {
 		synchronized (this.frozenLock) {
-			while (this.frozen && !this.closed) {
-				this.frozenLock.wait();
+			while ((downstream ? this.downstreamFrozen : this.upstreamFrozen) && !this.closed
+					&& !Thread.currentThread().isInterrupted()) {
+				this.frozenLock.wait(100);
 			}
 		}
 	}

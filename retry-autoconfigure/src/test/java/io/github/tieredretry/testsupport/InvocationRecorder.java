@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -20,6 +21,10 @@ import org.springframework.amqp.core.MessageProperties;
 public final class InvocationRecorder {
 
 	private final Map<String, List<Invocation>> invocations = new ConcurrentHashMap<>();
+
+	/** Runs on the listener's thread as each invocation is recorded, before the listener returns or throws. */
+	private volatile BiConsumer<String, Invocation> onInvocation = (messageId, invocation) -> {
+	};
 
 	/**
 	 * One invocation.
@@ -54,6 +59,16 @@ public final class InvocationRecorder {
 
 	private void add(String messageId, Invocation invocation) {
 		this.invocations.computeIfAbsent(messageId, (id) -> new CopyOnWriteArrayList<>()).add(invocation);
+		this.onInvocation.accept(messageId, invocation);
+	}
+
+	/**
+	 * Run something on the listener's thread whenever an invocation is recorded, before the listener returns
+	 * or throws: a test can break the network at that very moment.
+	 * @param action what to run, given the message id and the invocation
+	 */
+	public void onInvocation(BiConsumer<String, Invocation> action) {
+		this.onInvocation = action;
 	}
 
 	public List<Invocation> of(String messageId) {

@@ -7,9 +7,9 @@ package io.github.tieredretry.reliability.broker;
  * @param exitCode its exit code
  * @param output its standard output and error
  */
-record CommandResult(String command, int exitCode, String output) {
+public record CommandResult(String command, int exitCode, String output) {
 
-	CommandResult requireSuccess() {
+	public CommandResult requireSuccess() {
 		if (this.exitCode != 0) {
 			throw new IllegalStateException("'" + this.command + "' failed with exit code " + this.exitCode + ":\n"
 					+ this.output);

@@ -1,0 +1,113 @@
+package io.github.tieredretry.reliability.conditions;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Script;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A Spring Boot application with one retryable listener on queue {@code test.work}, run in the test's JVM
+ * against a virtual host of a harness broker. Its listener follows the {@link Script} in each message body.
+ */
+final class HarnessApplication implements AutoCloseable {
+
+	private final ConfigurableApplicationContext context;
+
+	private HarnessApplication(ConfigurableApplicationContext context) {
+		this.context = context;
+	}
+
+	/**
+	 * Where harness nodes of these tests keep their files.
+	 * @return the directory
+	 */
+	static Path workDirectory() {
+		return Path.of(System.getProperty("reliability.work-dir", "target/fault-run")).resolve("conditions")
+			.toAbsolutePath();
+	}
+
+	/**
+	 * Start the application.
+	 * @param broker the harness broker
+	 * @param vhost its virtual host
+	 * @param properties more properties (at least {@code test.work})
+	 * @return the running application
+	 */
+	static HarnessApplication start(HarnessBroker broker, String vhost, Map<String, Object> properties) {
+		Map<String, Object> all = new LinkedHashMap<>();
+		all.put("spring.rabbitmq.host", broker.host());
+		all.put("spring.rabbitmq.port", broker.port());
+		all.put("spring.rabbitmq.username", broker.username());
+		all.put("spring.rabbitmq.password", broker.password());
+		all.put("spring.rabbitmq.virtual-host", vhost);
+		all.put("spring.main.web-application-type", "none");
+		all.put("spring.main.banner-mode", "off");
+		all.putAll(properties);
+		return new HarnessApplication(new SpringApplicationBuilder(App.class).properties(all).run());
+	}
+
+	InvocationRecorder deliveries() {
+		return this.context.getBean(InvocationRecorder.class);
+	}
+
+	<T> T bean(Class<T> type) {
+		return this.context.getBean(type);
+	}
+
+	@Override
+	public void close() {
+		this.context.close();
+	}
+
+	@SpringBootConfiguration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder deliveries() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue workQueue(@Value("${test.work}") String name) {
+			return new Queue(name);
+		}
+
+		@Bean
+		Listener listener(InvocationRecorder deliveries) {
+			return new Listener(deliveries);
+		}
+
+	}
+
+	static class Listener {
+
+		private final InvocationRecorder deliveries;
+
+		Listener(InvocationRecorder deliveries) {
+			this.deliveries = deliveries;
+		}
+
+		@RabbitListener(queues = "${test.work}", concurrency = "${test.concurrency:1}")
+		@RetryableListener
+		void onWork(Message message) {
+			Script.run(message, this.deliveries);
+		}
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Talking to the broker on real channels: every step of one operation runs on the channel it started on.
+ */
+@NullMarked
+package io.github.tieredretry.broker;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,77 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.headers.FailureDetails;
+import io.github.tieredretry.policy.FailureDecision;
+import io.github.tieredretry.policy.RetryState;
+import io.github.tieredretry.topology.RetryTopology;
+
+import org.springframework.amqp.core.Message;
+
+/**
+ * One message on its way to a tier or to the parking lot: why, where to, and what is published.
+ *
+ * @param message the message as the listener received it (for its id and logs)
+ * @param queue the queue it was consumed from, the one a retry returns to
+ * @param state its retry state on arrival
+ * @param step why it is forwarded
+ * @param target the queue it is forwarded to: a tier queue or the parking lot
+ * @param properties the properties to publish
+ * @param body the body to publish, as received
+ */
+record Forward(Message message, String queue, RetryState state, Step step, String target,
+		AMQP.BasicProperties properties, byte[] body) {
+
+	/** Why a message is forwarded. */
+	sealed interface Step permits Hop, Retry, Park {
+
+	}
+
+	/**
+	 * The message arrived before its retry was due (its delay is longer than the largest tier): it waits
+	 * in a tier again, without invoking the listener.
+	 *
+	 * @param tier the tier it waits in
+	 */
+	record Hop(Duration tier) implements Step {
+	}
+
+	/**
+	 * The listener failed and the policy retries the message.
+	 *
+	 * @param decision when and through which tier
+	 * @param details what failed
+	 */
+	record Retry(FailureDecision.Retry decision, FailureDetails details) implements Step {
+	}
+
+	/**
+	 * The listener failed and the message goes to the parking lot.
+	 *
+	 * @param decision why
+	 * @param details what failed
+	 * @param failure the listener's exception, for the log
+	 */
+	record Park(FailureDecision.Park decision, FailureDetails details, Throwable failure) implements Step {
+	}
+
+	/**
+	 * Whether the forward goes to a tier (else to the parking lot).
+	 * @return whether it goes to a tier
+	 */
+	boolean toTier() {
+		return !(this.step instanceof Park);
+	}
+
+	/**
+	 * The tier queue for a tier.
+	 * @param tier the tier
+	 * @return its queue
+	 */
+	static String tierQueue(Duration tier) {
+		return RetryTopology.tierQueueName(tier);
+	}
+
+}

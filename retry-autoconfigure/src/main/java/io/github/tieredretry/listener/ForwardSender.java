@@ -1,0 +1,165 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import com.rabbitmq.client.Channel;
+import io.github.tieredretry.forwarding.ForwardFailurePause;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.forwarding.RetryExecutors;
+
+/**
+ * Sends one listener's forwards and settles their originals: acked when the broker has confirmed the
+ * forward, back to their queue after a pause when it failed. Nothing here waits on the consumer thread
+ * except {@link #awaitPauses()}.
+ * <p>
+ * While RabbitMQ blocks publishing (a resource alarm), forwards are held by the publisher until the alarm
+ * clears, and their originals stay unacked in the consumer. Each consumer holds at most {@code holdLimit}
+ * of them (half its prefetch), so that it keeps room for healthy messages; further failed messages go back
+ * to their queue after a pause, without a forward attempt, and are tried again.
+ */
+final class ForwardSender {
+
+	/** The pause of failures that are not forwards: the wrapper itself could not handle a message. */
+	static final String UNEXPECTED_FAILURES = "(unexpected failure)";
+
+	private final MessageForwarder forwarder;
+
+	private final RetryExecutors executors;
+
+	private final RetryNotifications notifications;
+
+	private final Supplier<ForwardFailurePause> pauseFactory;
+
+	private final Duration blockedRequeuePause;
+
+	private final int holdLimit;
+
+	/**
+	 * One pause per forward target: a parking lot that cannot be reached must keep slowing its forwards
+	 * down even while forwards to the tiers succeed.
+	 */
+	private final Map<String, ForwardFailurePause> pauses = new ConcurrentHashMap<>();
+
+	/** Forwards not yet settled, per consumer channel. */
+	private final Map<Channel, AtomicInteger> unsettled = new ConcurrentHashMap<>();
+
+	/**
+	 * Create a sender.
+	 * @param forwarder publishes forwards
+	 * @param executors the threads acks and delayed requeues run on
+	 * @param notifications logs and events
+	 * @param pauseFactory creates a pause per target
+	 * @param blockedRequeuePause how long a message held back while the broker blocks publishing waits before
+	 * it goes back to its queue
+	 * @param holdLimit how many failed messages one consumer holds while the broker blocks publishing
+	 */
+	ForwardSender(MessageForwarder forwarder, RetryExecutors executors, RetryNotifications notifications,
+			Supplier<ForwardFailurePause> pauseFactory, Duration blockedRequeuePause, int holdLimit) {
+		this.forwarder = forwarder;
+		this.executors = executors;
+		this.notifications = notifications;
+		this.pauseFactory = pauseFactory;
+		this.blockedRequeuePause = blockedRequeuePause;
+		this.holdLimit = Math.max(1, holdLimit);
+	}
+
+	ForwardFailurePause pause(String target) {
+		return this.pauses.computeIfAbsent(target, (name) -> this.pauseFactory.get());
+	}
+
+	/**
+	 * Slow the calling consumer down while forwards fail: a forward that failed after the consumer moved on
+	 * (no confirm, a nack) pauses it from its next message.
+	 */
+	void awaitPauses() {
+		this.pauses.values().forEach(ForwardFailurePause::awaitPause);
+	}
+
+	/**
+	 * Start a forward; its original is acked once the broker has confirmed it. Returns at once.
+	 * @param forward the forward
+	 * @param acknowledgement the original's acknowledgement
+	 */
+	void send(Forward forward, Acknowledgement acknowledgement) {
+		Channel consumer = acknowledgement.channel();
+		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
+		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked()) {
+			release(consumer, held);
+			long pauseMillis = this.blockedRequeuePause.toMillis();
+			this.notifications.heldBack(forward, pauseMillis);
+			requeueLater(acknowledgement, pauseMillis);
+			return;
+		}
+		CompletableFuture<Void> publish;
+		try {
+			publish = forward.toTier() ? this.forwarder.toTier(forward.queue(), forward.properties(), forward.body())
+					: this.forwarder.toParkingLot(forward.properties(), forward.body());
+		}
+		catch (RuntimeException ex) {
+			publish = CompletableFuture.failedFuture(ex);
+		}
+		publish.whenComplete((confirmed, failure) -> {
+			release(consumer, held);
+			settleLater(forward, acknowledgement, failure);
+		});
+	}
+
+	private void release(Channel consumer, AtomicInteger held) {
+		if (held.decrementAndGet() <= 0) {
+			this.unsettled.remove(consumer, held);
+		}
+	}
+
+	/** Acks may block on the consumer connection: on the ack thread, never on the thread that settled. */
+	private void settleLater(Forward forward, Acknowledgement acknowledgement, Throwable failure) {
+		try {
+			this.executors.acks().execute(() -> settle(forward, acknowledgement, failure));
+		}
+		catch (RejectedExecutionException ex) {
+			// Stopping: a confirmed forward's original is delivered again (a duplicate), a failed one is not lost.
+			acknowledgement.requeue();
+		}
+	}
+
+	private void settle(Forward forward, Acknowledgement acknowledgement, Throwable failure) {
+		ForwardFailurePause pause = pause(forward.target());
+		if (failure == null) {
+			pause.reset();
+			acknowledgement.ack();
+			this.notifications.forwarded(forward);
+			return;
+		}
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		long pauseMillis = pause.recordFailure();
+		try {
+			this.notifications.forwardFailed(forward, cause, pauseMillis, pause.consecutiveFailures());
+		}
+		finally {
+			requeueLater(acknowledgement, pauseMillis);
+		}
+	}
+
+	/**
+	 * Give a message back to its queue after a pause, so that it does not come straight back.
+	 * @param acknowledgement the message's acknowledgement
+	 * @param delayMillis the pause
+	 */
+	void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
+		try {
+			this.executors.schedule(acknowledgement::requeue, Duration.ofMillis(delayMillis), this.executors.acks());
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: give the message back now.
+			acknowledgement.requeue();
+		}
+	}
+
+}
