@@ -248,12 +248,18 @@ public final class RetryableListenerInstaller {
 		}
 		for (long retry = 1; retry <= Math.min(policy.maxRetries(), 20); retry++) {
 			Duration delay = policy.delayBeforeRetry(retry);
-			if (delay.compareTo(this.tiers.largest()) <= 0 && !this.tiers.hasExactTier(delay)) {
-				logger.info(listener + ": retry " + retry + " is due after " + TierLadder.nameOf(delay)
-						+ " but waits " + TierLadder.nameOf(this.tiers.tierFor(delay)) + " (the next tier up); add "
-						+ TierLadder.nameOf(delay) + " to retry.tiers for exact delays.");
-				return;
+			if (delay.compareTo(this.tiers.largest()) > 0 || this.tiers.hasExactTier(delay)) {
+				continue;
 			}
+			List<Duration> hops = this.tiers.hopsFor(delay);
+			Duration waited = hops.stream().reduce(Duration.ZERO, Duration::plus);
+			String late = waited.minus(delay).compareTo(this.tiers.smallest()) > 0
+					? ", late by " + TierLadder.nameOf(waited.minus(delay)) + " (the tiers are too far apart to compose it)"
+					: "";
+			logger.info(listener + ": retry " + retry + " after " + TierLadder.nameOf(delay) + " goes through tiers "
+					+ hops.stream().map(TierLadder::nameOf).toList() + late + "; add " + TierLadder.nameOf(delay)
+					+ " to retry.tiers for a single hop.");
+			return;
 		}
 	}
 

@@ -1,6 +1,7 @@
 package io.github.tieredretry.policy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -8,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The ascending set of delay tiers (fixed-TTL queues) that every retry goes through.
  * <p>
- * A delay is served by the smallest tier that is at least as long, so a message is never redelivered
- * early; a delay longer than the largest tier is served by the largest tier repeatedly (hops).
+ * A delay is composed of tiers (hops): a message is never redelivered early, and late by at most the
+ * smallest tier; a delay longer than the largest tier goes through the largest tier repeatedly.
  */
 public final class TierLadder {
 
@@ -17,6 +18,12 @@ public final class TierLadder {
 	public static final long MAX_TTL_MILLIS = 4_294_967_295L;
 
 	private static final Duration MAX_TTL = Duration.ofMillis(MAX_TTL_MILLIS);
+
+	/**
+	 * The most hops below the largest tier that composing one wait may take; beyond it the wait rounds up.
+	 * Tiers at most 6 times apart (like the defaults) never need more than about 20.
+	 */
+	static final int MAX_COMPOSED_HOPS = 30;
 
 	/** Longer durations cannot be expressed in milliseconds ({@link Duration#toMillis()} overflows). */
 	private static final long MAX_NAMED_SECONDS = Long.MAX_VALUE / 1000;
@@ -73,18 +80,81 @@ public final class TierLadder {
 	}
 
 	/**
-	 * The tier that serves a wait of the given length: the smallest tier at least as long as the wait,
-	 * or the largest tier when the wait is longer than every tier (the message then hops).
+	 * The tier for the next hop of a wait, so that the wait is never cut short and ends late by at most the
+	 * smallest tier. A wait is composed of tiers: the smallest tier at least as long as the wait when it
+	 * overshoots by no more than the smallest tier (the last hop), otherwise the largest tier that does not
+	 * overshoot (more hops follow), and the largest tier while the wait is longer than every tier.
+	 * <p>
+	 * Where tiers are so far apart that composing the rest would take more than {@value #MAX_COMPOSED_HOPS}
+	 * hops below the largest tier, the wait rounds up to the next tier instead (late by more than the smallest
+	 * tier; the installer logs a hint for such policies).
 	 * @param wait the time the message still has to wait
 	 * @return the tier to publish to
 	 */
 	public Duration tierFor(Duration wait) {
+		Duration up = smallestAtLeast(wait);
+		if (up == null) {
+			return largest();
+		}
+		if (up.minus(wait).compareTo(smallest()) <= 0 || composedHops(wait) > MAX_COMPOSED_HOPS) {
+			return up;
+		}
+		return largestAtMost(wait);
+	}
+
+	/**
+	 * The tiers a wait goes through, in order, as {@link #tierFor(Duration)} composes it.
+	 * @param wait the wait
+	 * @return the tiers, one per hop
+	 */
+	public List<Duration> hopsFor(Duration wait) {
+		List<Duration> hops = new ArrayList<>();
+		Duration remaining = wait;
+		do {
+			Duration tier = tierFor(remaining);
+			hops.add(tier);
+			remaining = remaining.minus(tier);
+		}
+		while (isPositive(remaining));
+		return hops;
+	}
+
+	/** Hops below the largest tier when a wait is composed without rounding up, counted up to one past the limit. */
+	private int composedHops(Duration wait) {
+		int hops = 0;
+		Duration remaining = wait;
+		while (isPositive(remaining) && hops <= MAX_COMPOSED_HOPS) {
+			Duration up = smallestAtLeast(remaining);
+			Duration tier = (up != null && up.minus(remaining).compareTo(smallest()) <= 0) ? up
+					: largestAtMost(remaining);
+			remaining = remaining.minus(tier);
+			hops++;
+		}
+		return hops;
+	}
+
+	private static boolean isPositive(Duration duration) {
+		return !duration.isNegative() && !duration.isZero();
+	}
+
+	private @Nullable Duration smallestAtLeast(Duration wait) {
 		for (Duration tier : this.tiers) {
 			if (tier.compareTo(wait) >= 0) {
 				return tier;
 			}
 		}
-		return largest();
+		return null;
+	}
+
+	/** Only called for a wait longer than the smallest tier. */
+	private Duration largestAtMost(Duration wait) {
+		Duration found = smallest();
+		for (Duration tier : this.tiers) {
+			if (tier.compareTo(wait) <= 0) {
+				found = tier;
+			}
+		}
+		return found;
 	}
 
 	/**

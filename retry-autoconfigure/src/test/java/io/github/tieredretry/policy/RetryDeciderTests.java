@@ -36,7 +36,7 @@ class RetryDeciderTests {
 			.isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(5), Duration.ofSeconds(5), NOW.plusSeconds(5),
 					firstFailure));
 		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW.minusSeconds(1)), true, NOW))
-			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(20), Duration.ofSeconds(30),
+			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(20), Duration.ofSeconds(5),
 					NOW.plusSeconds(20), firstFailure));
 	}
 
@@ -45,7 +45,7 @@ class RetryDeciderTests {
 		RetryDecider decider = decider(TIERS, delays(1, "3s"));
 		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
 				NOW);
-		assertThat(retry.tier()).isEqualTo(Duration.ofSeconds(5));
+		assertThat(retry.tier()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(retry.due()).isEqualTo(NOW.plusSeconds(3));
 	}
 
@@ -118,7 +118,7 @@ class RetryDeciderTests {
 		RetryDecider decider = decider(TIERS, withTimeout(5, Duration.ofSeconds(30), "10s"));
 		FailureDecision decision = decider.afterFailure(new RetryState(1, NOW.plus(Duration.ofDays(365)), null), true,
 				NOW);
-		assertThat(decision).isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(10), Duration.ofSeconds(30),
+		assertThat(decision).isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(10), Duration.ofSeconds(5),
 				NOW.plusSeconds(10), NOW));
 	}
 
@@ -132,12 +132,12 @@ class RetryDeciderTests {
 	}
 
 	@Test
-	void exponentialDelaysSelectTheirTiers() {
+	void exponentialDelaysStartWithTheTierTheirCompositionStartsWith() {
 		RetryDecider decider = decider(TIERS, exponential(6, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)));
 		assertThat(List.of(0L, 1L, 2L, 3L, 4L, 5L)).map((retries) -> (FailureDecision.Retry) decider
 			.afterFailure(new RetryState(retries, NOW, null), true, NOW))
 			.extracting(FailureDecision.Retry::delay, FailureDecision.Retry::tier)
-			.containsExactly(tuple(1, 1), tuple(2, 5), tuple(4, 5), tuple(8, 30), tuple(16, 30), tuple(32, 120));
+			.containsExactly(tuple(1, 1), tuple(2, 1), tuple(4, 5), tuple(8, 5), tuple(16, 5), tuple(32, 30));
 	}
 
 	@Test
@@ -157,13 +157,14 @@ class RetryDeciderTests {
 	}
 
 	@Test
-	void earlyArrivalWithLessThanTheLargestTierRemainingWaitsInTheSmallestTierThatCoversIt() {
+	void earlyArrivalWithLessThanTheLargestTierRemainingComposesTheRest() {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		RetryDecider decider = decider(tiers, delays(3, "12s"));
 		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_500))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_999))).isEqualTo(Duration.ofSeconds(1));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(7))).isEqualTo(Duration.ofSeconds(5));
 	}
 
 	@Test
@@ -189,7 +190,7 @@ class RetryDeciderTests {
 		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plus(Duration.ofDays(3650))), NOW))
 			.isNull();
 		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(12)), NOW))
-			.isEqualTo(Duration.ofSeconds(30));
+			.isEqualTo(Duration.ofSeconds(5));
 	}
 
 	@Test
@@ -199,7 +200,7 @@ class RetryDeciderTests {
 	}
 
 	@Test
-	void hopsNeverDeliverBeforeTheDueTimeAndAreLateByLessThanTheLargestTier() {
+	void hopsNeverDeliverBeforeTheDueTimeAndAreLateByAtMostTheSmallestTier() {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		for (long delayMillis = 0; delayMillis <= 60_000; delayMillis += 700) {
 			RetryDecider decider = decider(tiers,
@@ -218,19 +219,20 @@ class RetryDeciderTests {
 				hop = decider.tierForEarlyArrival(state, arrival);
 			}
 			assertThat(arrival).as("delivery for a delay of %d ms", delayMillis).isAfterOrEqualTo(retry.due());
-			assertThat(Duration.between(retry.due(), arrival)).isLessThan(tiers.largest());
+			assertThat(Duration.between(retry.due(), arrival)).isLessThanOrEqualTo(tiers.smallest());
 		}
 	}
 
 	@Test
-	void twelveSecondDelayWithFiveSecondLargestTierTakesThreePassesThroughIt() {
+	void twelveSecondDelayWithFiveSecondLargestTierIsTwoPassesThroughItAndTwoThroughTheOneSecondTier() {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		RetryDecider decider = decider(tiers, delays(1, "12s"));
 		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
-		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; back at 10s (2s left) -> 5s; back at 15s -> listener.
+		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; at 10s (2s left) -> 1s; at 11s -> 1s; at 12s -> listener.
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(5))).isEqualTo(Duration.ofSeconds(5));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(5));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(15))).isNull();
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(1));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(11))).isEqualTo(Duration.ofSeconds(1));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(12))).isNull();
 	}
 
 	private static Tuple tuple(long delaySeconds, long tierSeconds) {

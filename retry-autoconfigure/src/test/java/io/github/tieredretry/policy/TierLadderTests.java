@@ -41,14 +41,54 @@ class TierLadderTests {
 	}
 
 	@Test
-	void delayIsServedByTheSmallestTierAtLeastAsLong() {
+	void delayIsServedInOneHopByATierThatOvershootsByNoMoreThanTheSmallestTier() {
 		assertThat(this.ladder.tierFor(Duration.ofMillis(1))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(this.ladder.tierFor(Duration.ofSeconds(1))).isEqualTo(Duration.ofSeconds(1));
-		assertThat(this.ladder.tierFor(Duration.ofMillis(1001))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(this.ladder.tierFor(Duration.ofMillis(4001))).isEqualTo(Duration.ofSeconds(5));
 		assertThat(this.ladder.tierFor(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(5));
-		assertThat(this.ladder.tierFor(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(30));
-		assertThat(this.ladder.tierFor(Duration.ofSeconds(100))).isEqualTo(Duration.ofMinutes(2));
+		assertThat(this.ladder.tierFor(Duration.ofSeconds(119))).isEqualTo(Duration.ofMinutes(2));
 		assertThat(this.ladder.tierFor(Duration.ofMinutes(2))).isEqualTo(Duration.ofMinutes(2));
+	}
+
+	@Test
+	void delayThatNoTierServesWithinTheSmallestTierStartsWithTheLargestTierThatDoesNotOvershoot() {
+		assertThat(this.ladder.tierFor(Duration.ofMillis(1001))).isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.ladder.tierFor(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(this.ladder.tierFor(Duration.ofSeconds(100))).isEqualTo(Duration.ofSeconds(30));
+	}
+
+	@Test
+	void longDelayIsComposedOfTiersAndNotRoundedUpToTwiceTheLargestTier() {
+		TierLadder defaults = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+				Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
+		assertThat(defaults.hopsFor(Duration.ofMinutes(90))).containsExactly(Duration.ofHours(1),
+				Duration.ofMinutes(10), Duration.ofMinutes(10), Duration.ofMinutes(10));
+		assertThat(defaults.hopsFor(Duration.ofSeconds(10))).containsExactly(Duration.ofSeconds(5),
+				Duration.ofSeconds(5));
+	}
+
+	@Test
+	void composedDelayIsNeverShortAndLateByAtMostTheSmallestTierWithFewHops() {
+		TierLadder defaults = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+				Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
+		int mostHopsBelowTheLargest = 0;
+		for (long millis = 0; millis <= Duration.ofHours(3).toMillis(); millis += 997) {
+			Duration delay = Duration.ofMillis(millis);
+			List<Duration> hops = defaults.hopsFor(delay);
+			Duration waited = hops.stream().reduce(Duration.ZERO, Duration::plus);
+			assertThat(waited).as("wait for %s", delay).isGreaterThanOrEqualTo(delay);
+			assertThat(waited.minus(delay)).as("lateness for %s", delay).isLessThanOrEqualTo(defaults.smallest());
+			long hopsBelowTheLargest = hops.stream().filter((hop) -> !hop.equals(defaults.largest())).count();
+			mostHopsBelowTheLargest = (int) Math.max(mostHopsBelowTheLargest, hopsBelowTheLargest);
+		}
+		assertThat(mostHopsBelowTheLargest).isLessThanOrEqualTo(TierLadder.MAX_COMPOSED_HOPS);
+	}
+
+	@Test
+	void tiersTooFarApartToComposeADelayRoundItUpInsteadOfHoppingThousandsOfTimes() {
+		TierLadder farApart = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofHours(1)));
+		assertThat(farApart.hopsFor(Duration.ofMinutes(59))).containsExactly(Duration.ofHours(1));
+		assertThat(farApart.hopsFor(Duration.ofSeconds(20))).hasSize(20);
 	}
 
 	@Test
@@ -60,20 +100,6 @@ class TierLadderTests {
 	void delayLongerThanEveryTierIsServedByTheLargestTier() {
 		assertThat(this.ladder.tierFor(Duration.ofMillis(120_001))).isEqualTo(Duration.ofMinutes(2));
 		assertThat(this.ladder.tierFor(Duration.ofHours(10))).isEqualTo(Duration.ofMinutes(2));
-	}
-
-	@Test
-	void tierIsNeverShorterThanTheDelayUnlessItIsTheLargest() {
-		for (long millis = 0; millis <= 130_000; millis += 250) {
-			Duration delay = Duration.ofMillis(millis);
-			Duration tier = this.ladder.tierFor(delay);
-			if (delay.compareTo(this.ladder.largest()) <= 0) {
-				assertThat(tier).as("tier for %s", delay).isGreaterThanOrEqualTo(delay);
-			}
-			else {
-				assertThat(tier).isEqualTo(this.ladder.largest());
-			}
-		}
 	}
 
 	@Test

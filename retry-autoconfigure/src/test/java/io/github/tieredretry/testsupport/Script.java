@@ -11,7 +11,8 @@ import org.springframework.amqp.core.Message;
  * fails the first N invocations, {@code always} always fails, {@code reject} throws
  * {@link IllegalArgumentException} (configured as not retryable in tests), {@code ack-now} throws Spring
  * AMQP's {@link ImmediateAcknowledgeAmqpException}, {@code dont-requeue} its
- * {@link AmqpRejectAndDontRequeueException}.
+ * {@link AmqpRejectAndDontRequeueException}, {@code stack-overflow} recurses until a {@link StackOverflowError},
+ * {@code broken-exception} throws a {@link BrokenException} whose message and string form throw.
  */
 public final class Script {
 
@@ -29,7 +30,8 @@ public final class Script {
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
 		boolean fail = reject || script.equals("always") || script.equals("ack-now")
-				|| script.equals("dont-requeue")
+				|| script.equals("dont-requeue") || script.equals("stack-overflow")
+				|| script.equals("broken-exception")
 				|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5).trim()));
 		recorder.record(id, message.getMessageProperties().getRetryCount(), !fail);
 		if (script.equals("dont-requeue")) {
@@ -41,9 +43,40 @@ public final class Script {
 		if (reject) {
 			throw new IllegalArgumentException("scripted rejection");
 		}
+		if (script.equals("stack-overflow")) {
+			recurse(0);
+		}
+		if (script.equals("broken-exception")) {
+			throw new BrokenException();
+		}
 		if (fail) {
 			throw new IllegalStateException("scripted failure " + attempt);
 		}
+	}
+
+	/** A listener bug: unbounded recursion. */
+	private static int recurse(int depth) {
+		return recurse(depth + 1) + 1;
+	}
+
+	/** An exception that cannot describe itself: its message and its string form throw. */
+	public static final class BrokenException extends RuntimeException {
+
+		@Override
+		public String getMessage() {
+			throw new UnsupportedOperationException("no message for you");
+		}
+
+		@Override
+		public String getLocalizedMessage() {
+			throw new UnsupportedOperationException("no localized message either");
+		}
+
+		@Override
+		public String toString() {
+			throw new UnsupportedOperationException("no string form");
+		}
+
 	}
 
 }

@@ -52,6 +52,17 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	}
 
 	/**
+	 * A queue whose name is fixed (a tier queue, say) but which this class alone uses: deleted after the
+	 * class like the others, so that no test leaves it behind on the shared broker.
+	 * @param name the queue's name
+	 * @return the name
+	 */
+	public String owned(String name) {
+		this.names.add(name);
+		return name;
+	}
+
+	/**
 	 * The id that makes this class's names unique, e.g. for listener ids.
 	 * @return the id
 	 */

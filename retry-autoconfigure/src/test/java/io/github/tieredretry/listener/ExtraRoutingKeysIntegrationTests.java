@@ -1,0 +1,162 @@
+package io.github.tieredretry.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Messages published with RabbitMQ's {@code CC} header (extra routing keys): a forward must reach only its
+ * tier, the parking lot or its origin queue, never the queues the {@code CC} names again.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class ExtraRoutingKeysIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("cc");
+
+	static final String FAILING = queues.name("failing");
+
+	static final String OTHER_RETRYABLE = queues.name("other-retryable");
+
+	static final String AUDIT = queues.name("audit");
+
+	static final String PARKING_LOT = queues.name("parking");
+
+	static final String TIER = queues.owned("retry.delay.190ms");
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.failing", () -> FAILING);
+		registry.add("test.other-retryable", () -> OTHER_RETRYABLE);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.tiers", () -> "190ms");
+		registry.add("retry.defaults.max-retries", () -> "1");
+		registry.add("retry.defaults.delays", () -> "190ms");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Test
+	void retryReturnsOnlyToTheQueueThatFailedNotToAnotherRetryableQueueNamedInItsCc() {
+		String id = publishWithCc(FAILING, "fail:1", OTHER_RETRYABLE);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded("failing:" + id));
+		// The publish itself reached both queues (that is what CC is for); the retry must come back to one.
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.succeeded("other:" + id));
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+			.until(() -> this.recorder.count("other:" + id) == 1);
+		assertThat(this.recorder.of("failing:" + id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L);
+	}
+
+	@Test
+	void parkedCopyGoesToTheParkingLotOnlyAndKeepsItsCcInAHeader() {
+		queues.broker().declareQueue(AUDIT);
+		String id = publishWithCc(FAILING, "reject", AUDIT);
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		assertThat(parked.headers()).doesNotContainKeys("CC", "BCC");
+		assertThat(String.valueOf(parked.headers().get(RetryHeaders.ORIGINAL_CC))).contains(AUDIT);
+		// The original publish put one copy in the audit queue; parking must not add a second one.
+		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+			.until(() -> queues.broker().count(AUDIT) == 1);
+	}
+
+	private static String publishWithCc(String queue, String script, String cc) {
+		String id = UUID.randomUUID().toString();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.deliveryMode(2)
+			.headers(Map.of("CC", List.of(cc)))
+			.build();
+		queues.broker().publish("", queue, properties, script.getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue failingQueue() {
+			return new Queue(FAILING);
+		}
+
+		@Bean
+		Queue otherRetryableQueue() {
+			return new Queue(OTHER_RETRYABLE);
+		}
+
+		@Bean
+		Listeners listeners(InvocationRecorder recorder) {
+			return new Listeners(recorder);
+		}
+
+	}
+
+	static class Listeners extends ScriptedListener {
+
+		Listeners(InvocationRecorder recorder) {
+			super(recorder);
+		}
+
+		@RabbitListener(queues = "${test.failing}")
+		@RetryableListener(noRetryOn = IllegalArgumentException.class)
+		void onFailing(Message message) {
+			tagged("failing:", message);
+		}
+
+		@RabbitListener(queues = "${test.other-retryable}")
+		@RetryableListener
+		void onOther(Message message) {
+			this.recorder.record("other:" + message.getMessageProperties().getMessageId(),
+					message.getMessageProperties().getRetryCount(), true);
+		}
+
+		private void tagged(String prefix, Message message) {
+			String id = message.getMessageProperties().getMessageId();
+			message.getMessageProperties().setMessageId(prefix + id);
+			try {
+				run(message);
+			}
+			finally {
+				message.getMessageProperties().setMessageId(id);
+			}
+		}
+
+	}
+
+}

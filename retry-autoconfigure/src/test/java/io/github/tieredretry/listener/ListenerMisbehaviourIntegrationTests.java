@@ -1,0 +1,176 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.event.RetryScheduledEvent;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A listener with bugs, and an application event listener that is slow: neither may stop a queue's
+ * consumer, loop a message for ever, or hold up acknowledgements.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class ListenerMisbehaviourIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("misbehaviour");
+
+	static final String BUGGY = queues.name("buggy");
+
+	static final String ONE_AT_A_TIME = queues.name("one-at-a-time");
+
+	static final String PARKING_LOT = queues.name("parking");
+
+	static final String TIER = queues.owned("retry.delay.170ms");
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.buggy", () -> BUGGY);
+		registry.add("test.one-at-a-time", () -> ONE_AT_A_TIME);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.tiers", () -> "170ms");
+		registry.add("retry.defaults.max-retries", () -> "2");
+		registry.add("retry.defaults.delays", () -> "170ms");
+		registry.add("spring.rabbitmq.listener.simple.prefetch", () -> "1");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	SlowEventListener slowEvents;
+
+	@Test
+	void stackOverflowErrorIsRetriedAndParkedAndTheConsumerKeepsConsuming() {
+		String overflowing = Messages.publish(queues.broker(), "", BUGGY, "stack-overflow");
+		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(overflowing) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(overflowing);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StackOverflowError.class.getName());
+		assertThat(this.recorder.count(overflowing)).isEqualTo(3);
+
+		String next = Messages.publish(queues.broker(), "", BUGGY, "ok");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(next));
+	}
+
+	@Test
+	void exceptionThatCannotDescribeItselfIsRetriedAndParkedWithAPlaceholderError() {
+		String id = Messages.publish(queues.broker(), "", BUGGY, "broken-exception");
+		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(Script.BrokenException.class.getName());
+		assertThat(parked.header(RetryHeaders.ERROR))
+			.isEqualTo("<getMessage() threw java.lang.UnsupportedOperationException>");
+		assertThat(this.recorder.count(id)).isEqualTo(3);
+	}
+
+	@Test
+	void slowEventListenerHoldsUpNoAcknowledgement() {
+		// Prefetch 1: until the failed message is acked, its consumer gets nothing else.
+		String failing = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "fail:1");
+		String healthy = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "ok");
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(healthy));
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(failing));
+			assertThat(this.slowEvents.blocked.getCount()).as("the event listener is still blocked").isOne();
+		}
+		finally {
+			this.slowEvents.blocked.countDown();
+		}
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue buggyQueue() {
+			return new Queue(BUGGY);
+		}
+
+		@Bean
+		Queue oneAtATimeQueue() {
+			return new Queue(ONE_AT_A_TIME);
+		}
+
+		@Bean
+		Listeners listeners(InvocationRecorder recorder) {
+			return new Listeners(recorder);
+		}
+
+		@Bean
+		SlowEventListener slowEventListener() {
+			return new SlowEventListener();
+		}
+
+	}
+
+	static class Listeners extends ScriptedListener {
+
+		Listeners(InvocationRecorder recorder) {
+			super(recorder);
+		}
+
+		@RabbitListener(queues = "${test.buggy}")
+		@RetryableListener
+		void onBuggy(Message message) {
+			run(message);
+		}
+
+		@RabbitListener(queues = "${test.one-at-a-time}", concurrency = "1")
+		@RetryableListener
+		void onOneAtATime(Message message) {
+			run(message);
+		}
+
+	}
+
+	/** Like an event listener that calls a pager: blocks until the test lets it go. */
+	static class SlowEventListener {
+
+		final CountDownLatch blocked = new CountDownLatch(1);
+
+		@EventListener
+		void onRetryScheduled(RetryScheduledEvent event) throws InterruptedException {
+			if (ONE_AT_A_TIME.equals(event.queue())) {
+				this.blocked.await();
+			}
+		}
+
+	}
+
+}
