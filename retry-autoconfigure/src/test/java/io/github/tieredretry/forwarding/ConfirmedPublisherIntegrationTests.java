@@ -1,5 +1,8 @@
 package io.github.tieredretry.forwarding;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -19,6 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -99,6 +105,43 @@ class ConfirmedPublisherIntegrationTests {
 		}
 		assertThat(confirmed).as("publishes to a missing exchange reported as confirmed").isZero();
 		assertThat(this.broker.count(this.queue)).isZero();
+	}
+
+	@Test
+	void channelThatDiesBetweenCheckoutAndPublishFailsThePublishAndPublishesNothingElsewhere() {
+		// The cached-channel proxy would replace the dead channel by a new one and publish there, where no
+		// listener waits for the confirm: a message the publisher reported as failed would exist anyway.
+		ConnectionFactory dyingChannels = (ConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { ConnectionFactory.class }, (proxy, method, arguments) -> {
+					Object result = invoke(method, this.connectionFactory, arguments);
+					return (result instanceof Connection connection) ? channelsDieOnCheckout(connection) : result;
+				});
+		try (TestForwarding dying = TestForwarding.on(dyingChannels, Duration.ofSeconds(2),
+				new RetryTopology(TierLadder.of(List.of(Duration.ofSeconds(1))), QueueType.CLASSIC, "unused"))) {
+			assertThatExceptionOfType(ForwardFailedException.class).isThrownBy(
+					() -> dying.publisher().publishAndWait("", this.queue, new AMQP.BasicProperties(), "x".getBytes()));
+			assertThat(this.broker.count(this.queue)).isZero();
+		}
+	}
+
+	private static Connection channelsDieOnCheckout(Connection connection) {
+		return (Connection) Proxy.newProxyInstance(ConfirmedPublisherIntegrationTests.class.getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, arguments) -> {
+					Object result = invoke(method, connection, arguments);
+					if (result instanceof ChannelProxy channel) {
+						channel.getTargetChannel().close();
+					}
+					return result;
+				});
+	}
+
+	private static Object invoke(Method method, Object target, Object[] arguments) throws Throwable {
+		try {
+			return method.invoke(target, arguments);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
 	}
 
 	@Test

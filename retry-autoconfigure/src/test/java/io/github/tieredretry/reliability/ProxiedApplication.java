@@ -15,6 +15,7 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -82,6 +83,10 @@ final class ProxiedApplication implements AutoCloseable {
 		return this.context.getBean(RetryEvents.class);
 	}
 
+	OutboundFrames frames() {
+		return this.context.getBean(OutboundFrames.class);
+	}
+
 	boolean isRunning() {
 		return this.context.isActive();
 	}
@@ -103,6 +108,16 @@ final class ProxiedApplication implements AutoCloseable {
 		@Bean
 		RetryEvents retryEvents() {
 			return new RetryEvents();
+		}
+
+		@Bean
+		OutboundFrames outboundFrames() {
+			return new OutboundFrames();
+		}
+
+		@Bean
+		ConnectionFactoryCustomizer recordOutboundFrames(OutboundFrames frames) {
+			return (factory) -> factory.setTrafficListener(frames);
 		}
 
 		@Bean

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP proxy in front of the test broker that a test can break, so that an application loses its
@@ -31,6 +32,8 @@ final class TcpProxy implements AutoCloseable {
 	private final int port;
 
 	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+
+	private final AtomicInteger accepted = new AtomicInteger();
 
 	private final Object frozenLock = new Object();
 
@@ -54,6 +57,14 @@ final class TcpProxy implements AutoCloseable {
 
 	int port() {
 		return this.port;
+	}
+
+	/**
+	 * Connections accepted so far.
+	 * @return the count
+	 */
+	int accepted() {
+		return this.accepted.get();
 	}
 
 	/** Close every proxied connection and refuse new ones. */
@@ -138,6 +149,7 @@ final class TcpProxy implements AutoCloseable {
 			closeQuietly(client);
 			return;
 		}
+		this.accepted.incrementAndGet();
 		this.sockets.add(client);
 		this.sockets.add(upstream);
 		pump(client, upstream, false);
