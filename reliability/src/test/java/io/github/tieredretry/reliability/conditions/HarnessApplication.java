@@ -1,6 +1,5 @@
 package io.github.tieredretry.reliability.conditions;
 
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -12,6 +11,7 @@ import io.github.tieredretry.testsupport.Script;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -29,15 +29,6 @@ final class HarnessApplication implements AutoCloseable {
 
 	private HarnessApplication(ConfigurableApplicationContext context) {
 		this.context = context;
-	}
-
-	/**
-	 * Where harness nodes of these tests keep their files.
-	 * @return the directory
-	 */
-	static Path workDirectory() {
-		return Path.of(System.getProperty("reliability.work-dir", "target/fault-run")).resolve("conditions")
-			.toAbsolutePath();
 	}
 
 	/**
@@ -68,6 +59,15 @@ final class HarnessApplication implements AutoCloseable {
 		return this.context.getBean(type);
 	}
 
+	/** Stop consuming: the listener containers stop, forwards and tiers go on. */
+	void stopListeners() {
+		bean(RabbitListenerEndpointRegistry.class).stop();
+	}
+
+	void startListeners() {
+		bean(RabbitListenerEndpointRegistry.class).start();
+	}
+
 	@Override
 	public void close() {
 		this.context.close();
@@ -83,8 +83,12 @@ final class HarnessApplication implements AutoCloseable {
 		}
 
 		@Bean
-		Queue workQueue(@Value("${test.work}") String name) {
-			return new Queue(name);
+		Queue workQueue(@Value("${test.work}") String name, @Value("${test.work-max-length:-1}") int maxLength,
+				@Value("${test.work-overflow:drop-head}") String overflow) {
+			// A bounded work queue when the test asks for one.
+			Map<String, Object> arguments = (maxLength < 0) ? Map.of()
+					: Map.of("x-max-length", maxLength, "x-overflow", overflow);
+			return new Queue(name, true, false, false, arguments);
 		}
 
 		@Bean

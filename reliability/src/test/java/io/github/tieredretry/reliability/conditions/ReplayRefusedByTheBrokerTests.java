@@ -11,9 +11,6 @@ import com.rabbitmq.client.Connection;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplayResult;
 import io.github.tieredretry.reliability.broker.HarnessBroker;
-import io.github.tieredretry.reliability.broker.HarnessBrokers;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,35 +25,20 @@ import static org.awaitility.Awaitility.await;
  */
 class ReplayRefusedByTheBrokerTests {
 
-	static final String VHOST = "replay-refused";
-
 	static final String PARKING_LOT = "replay-refused.parking-lot";
 
 	static final String ORIGIN = "replay-refused.orders";
 
 	static final int PARKED = 50;
 
-	static HarnessBroker broker;
-
-	@BeforeAll
-	static void startOwnBroker() {
-		broker = HarnessBrokers.start(HarnessApplication.workDirectory());
-		broker.createVirtualHost(VHOST);
-	}
-
-	@AfterAll
-	static void stopOwnBroker() {
-		if (broker != null) {
-			broker.close();
-		}
-	}
-
 	@Test
 	void replayRefusedByTheBrokerLeavesEveryParkedMessageParkedAndSaysWhy() throws Exception {
 		Map<String, Object> properties = Map.of("test.work", ORIGIN, "retry.tiers", "1s", "retry.parking-lot",
 				PARKING_LOT, "retry.queue-type", "quorum");
-		try (HarnessApplication app = HarnessApplication.start(broker, VHOST, properties);
-				Connection connection = broker.connect(VHOST, "replay-refused-test")) {
+		HarnessBroker broker = ConditionsBroker.get();
+		String vhost = ConditionsBroker.newVirtualHost("replay-refused");
+		try (HarnessApplication app = HarnessApplication.start(broker, vhost, properties);
+				Connection connection = broker.connect(vhost, "replay-refused-test")) {
 			Channel channel = connection.createChannel();
 			channel.confirmSelect();
 			for (int i = 0; i < PARKED; i++) {
@@ -65,21 +47,24 @@ class ReplayRefusedByTheBrokerTests {
 			channel.waitForConfirmsOrDie(10_000);
 			setMaxMessageSize(4096);
 			ParkingLotService parkingLot = app.bean(ParkingLotService.class);
-
 			int reportedMoved = 0;
-			for (int call = 0; call < 100; call++) {
-				ReplayResult result = parkingLot.replay(null, null);
-				reportedMoved += result.moved();
-				assertThat(result.stayedByReason()).as("call %d", call)
-					.containsEntry(ParkingLotService.PUBLISH_FAILED, 1);
-				assertThat(result.stayedMessages()).singleElement()
-					.satisfies((stayed) -> assertThat(stayed.detail()).contains("406"));
+			try {
+				for (int call = 0; call < 100; call++) {
+					ReplayResult result = parkingLot.replay(null, null);
+					reportedMoved += result.moved();
+					assertThat(result.stayedByReason()).as("call %d", call)
+						.containsEntry(ParkingLotService.PUBLISH_FAILED, 1);
+					assertThat(result.stayedMessages()).singleElement()
+						.satisfies((stayed) -> assertThat(stayed.detail()).contains("406"));
+				}
+			}
+			finally {
+				setMaxMessageSize(134_217_728);
 			}
 			assertThat(reportedMoved).as("replays reported as moved although the broker refused them").isZero();
 			assertThat(channel.messageCount(PARKING_LOT)).as("still parked").isEqualTo(PARKED);
 			assertThat(channel.messageCount(ORIGIN)).isZero();
 
-			setMaxMessageSize(134_217_728);
 			ReplayResult healed = parkingLot.replay(null, null);
 			assertThat(healed.moved()).isEqualTo(PARKED);
 			await().untilAsserted(() -> assertThat(app.deliveries().all()).hasSize(PARKED));
@@ -99,7 +84,7 @@ class ReplayRefusedByTheBrokerTests {
 
 	private static void setMaxMessageSize(long bytes) {
 		// Read by each channel when it opens: publishes on channels opened from now on are checked against it.
-		broker.ctl("eval", "application:set_env(rabbit, max_message_size, " + bytes + ").").requireSuccess();
+		ConditionsBroker.setRabbitEnv("max_message_size", String.valueOf(bytes));
 	}
 
 }

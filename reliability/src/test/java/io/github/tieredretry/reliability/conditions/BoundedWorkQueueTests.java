@@ -1,0 +1,138 @@
+package io.github.tieredretry.reliability.conditions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import io.github.tieredretry.reliability.broker.HarnessBroker;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * What happens to a retry that leaves its tier while its work queue is full ({@code x-max-length}). The
+ * broker decides, not the starter: a classic tier dead-letters at most once, so a work queue that refuses the
+ * retry ({@code x-overflow: reject-publish}) makes the broker drop it; a quorum tier dead-letters at least
+ * once and tries again until the work queue has room; a {@code drop-head} work queue takes the retry and
+ * drops its oldest message instead, whatever the tier type. Documented in docs/guarantees.md.
+ * <p>
+ * On a node of its own: the quorum case lowers how long the node's at-least-once dead-letter worker waits
+ * before it tries again ({@code dead_letter_worker_publisher_confirm_timeout}, 3 minutes by default).
+ */
+class BoundedWorkQueueTests {
+
+	static final String TIER = "retry.delay.2s";
+
+	@Test
+	void classicTierDropsARetryThatAFullRejectPublishWorkQueueRefuses() throws Exception {
+		try (Scenario scenario = new Scenario("classic", "reject-publish")) {
+			String retried = scenario.failOnceThenFillTheWorkQueue();
+			// The tier's TTL runs out while the work queue is full: the broker drops the retry.
+			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
+			scenario.app.startListeners();
+			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
+			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+				.until(() -> scenario.app.deliveries().count(retried) == 1);
+			assertThat(scenario.channel.messageCount(Scenario.PARKING_LOT)).isZero();
+		}
+	}
+
+	@Test
+	void quorumTierKeepsARetryThatAFullRejectPublishWorkQueueRefusesUntilThereIsRoom() throws Exception {
+		ConditionsBroker.setRabbitEnv("dead_letter_worker_publisher_confirm_timeout", "2000");
+		try (Scenario scenario = new Scenario("quorum", "reject-publish")) {
+			String retried = scenario.failOnceThenFillTheWorkQueue();
+			await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
+			assertThat(scenario.app.deliveries().count(retried)).isOne();
+			scenario.app.startListeners();
+			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
+			// At-least-once dead-lettering tries again until the work queue takes it.
+			await().atMost(Duration.ofSeconds(60)).until(() -> scenario.app.deliveries().succeeded(retried));
+			assertThat(scenario.app.deliveries().of(retried).get(1).retryCount()).isEqualTo(1);
+		}
+		finally {
+			ConditionsBroker.setRabbitEnv("dead_letter_worker_publisher_confirm_timeout", "180000");
+		}
+	}
+
+	@Test
+	void dropHeadWorkQueueTakesTheRetryAndDropsItsOldestMessage() throws Exception {
+		try (Scenario scenario = new Scenario("quorum", "drop-head")) {
+			String retried = scenario.failOnceThenFillTheWorkQueue();
+			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
+			scenario.app.startListeners();
+			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(retried));
+			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+				.until(() -> scenario.app.deliveries().count(scenario.filler) == 0);
+		}
+	}
+
+	/** An application with one retryable listener on a work queue that holds at most one message. */
+	private static final class Scenario implements AutoCloseable {
+
+		static final String WORK = "bounded.work";
+
+		static final String PARKING_LOT = "bounded.parking-lot";
+
+		final HarnessApplication app;
+
+		final Connection connection;
+
+		final Channel channel;
+
+		String filler = "";
+
+		Scenario(String queueType, String overflow) throws Exception {
+			HarnessBroker broker = ConditionsBroker.get();
+			String vhost = ConditionsBroker.newVirtualHost("bounded-" + queueType + "-" + overflow);
+			this.app = HarnessApplication.start(broker, vhost,
+					Map.of("test.work", WORK, "test.work-max-length", 1, "test.work-overflow", overflow,
+							"retry.queue-type", queueType, "retry.parking-lot", PARKING_LOT, "retry.tiers", "2s",
+							"retry.defaults.max-retries", 1, "retry.defaults.delays", "2s"));
+			this.connection = broker.connect(vhost, "bounded-work-test");
+			this.channel = this.connection.createChannel();
+			this.channel.confirmSelect();
+		}
+
+		/**
+		 * A message fails once and waits in the tier; meanwhile the listener stops and another message fills
+		 * the work queue.
+		 */
+		String failOnceThenFillTheWorkQueue() throws IOException {
+			String retried = publish("fail:1");
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.channel.messageCount(TIER) == 1);
+			this.app.stopListeners();
+			this.filler = publish("ok");
+			assertThat(this.channel.messageCount(WORK)).isOne();
+			return retried;
+		}
+
+		private String publish(String script) throws IOException {
+			String id = UUID.randomUUID().toString();
+			this.channel.basicPublish("", WORK,
+					new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
+					script.getBytes(StandardCharsets.UTF_8));
+			try {
+				this.channel.waitForConfirmsOrDie(10_000);
+			}
+			catch (InterruptedException | java.util.concurrent.TimeoutException ex) {
+				throw new IOException(ex);
+			}
+			return id;
+		}
+
+		@Override
+		public void close() throws Exception {
+			this.app.close();
+			this.connection.close();
+		}
+
+	}
+
+}
