@@ -3,8 +3,11 @@ package io.github.tieredretry.actuate;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -12,7 +15,8 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * Health of the retry queues: {@code DOWN} when a tier queue or the parking lot is missing on the broker
  * (retries would be returned as unroutable, or parked messages would have nowhere to go) or the broker
- * cannot be read; otherwise {@code UP}, with the depths in the details. Depths come from the cached
+ * cannot be read; otherwise {@code UP}, with the depths and the forwarding connection's state
+ * ({@code publisher.state}: {@code running}, or {@code blocked} during a broker resource alarm) in the details. Depths come from the cached
  * {@link RetryQueueDepths}, so frequent health checks do not load the broker.
  */
 public class RetryHealthIndicator extends AbstractHealthIndicator {
@@ -21,14 +25,25 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 
 	private final RetryTopology topology;
 
-	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology) {
+	private final @Nullable PublisherBlockedState publisherState;
+
+	/**
+	 * Create the indicator.
+	 * @param depths the cached queue depths
+	 * @param topology the retry topology
+	 * @param publisherState whether the broker blocks forwarding, or {@code null} when unknown
+	 */
+	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
+			@Nullable PublisherBlockedState publisherState) {
 		super("Retry queues could not be checked");
 		this.depths = depths;
 		this.topology = topology;
+		this.publisherState = publisherState;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
+		addPublisher(builder);
 		RetryQueueDepths.Snapshot snapshot = this.depths.current();
 		if (!snapshot.isRead()) {
 			builder.down().withDetail("error", String.valueOf(snapshot.failure()));
@@ -54,6 +69,31 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.down().withDetail("missingQueues", snapshot.missing());
 		}
+	}
+
+	/**
+	 * The forwarding connection's state. A connection the broker blocks (a resource alarm) does not make the
+	 * application DOWN: healthy messages keep flowing and failed ones wait, unacked, until the alarm clears.
+	 * The detail says so; the broker's own alarm is what operators must clear.
+	 */
+	private void addPublisher(Health.Builder builder) {
+		PublisherBlockedState state = this.publisherState;
+		if (state == null) {
+			return;
+		}
+		Map<String, Object> publisher = new LinkedHashMap<>();
+		PublisherBlockedState.Blocked blocked = state.current();
+		if (blocked != null) {
+			publisher.put("state", "blocked");
+			publisher.put("reason", blocked.reason());
+			publisher.put("since", blocked.since().toString());
+			publisher.put("effect", "failed messages wait in their consumers until RabbitMQ's resource alarm clears");
+		}
+		else {
+			publisher.put("state", "running");
+		}
+		publisher.put("blocks", state.episodes());
+		builder.withDetail("publisher", publisher);
 	}
 
 }

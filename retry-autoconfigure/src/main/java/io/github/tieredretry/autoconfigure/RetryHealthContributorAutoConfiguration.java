@@ -1,9 +1,11 @@
 package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.actuate.RetryHealthIndicator;
+import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -24,8 +26,9 @@ public final class RetryHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "retryHealthIndicator", "retryHealthContributor" })
-	RetryHealthIndicator retryHealthIndicator(RetryQueueDepths depths, RetryTopology topology) {
-		return new RetryHealthIndicator(depths, topology);
+	RetryHealthIndicator retryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
+			ObjectProvider<PublisherBlockedState> publisherState) {
+		return new RetryHealthIndicator(depths, topology, publisherState.getIfAvailable());
 	}
 
 }

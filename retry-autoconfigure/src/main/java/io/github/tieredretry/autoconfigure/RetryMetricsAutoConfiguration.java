@@ -1,5 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
+import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepths;
@@ -15,7 +17,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of retry metrics: counter {@code rabbitmq.retry.messages}, timer
- * {@code rabbitmq.retry.recovery} and gauge {@code rabbitmq.retry.depth}, when a {@link MeterRegistry} is
+ * {@code rabbitmq.retry.recovery}, gauge {@code rabbitmq.retry.depth} and the publisher's blocked state
+ * ({@code rabbitmq.retry.publisher.blocked}, {@code rabbitmq.retry.publisher.blocks}), when a {@link MeterRegistry} is
  * available and {@code retry.metrics.enabled} is not {@code false}.
  */
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class },
@@ -29,6 +32,13 @@ public final class RetryMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryEventMetrics retryEventMetrics(MeterRegistry registry) {
 		return new RetryEventMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PublisherBlockedState.class)
+	PublisherBlockedMetrics retryPublisherBlockedMetrics(PublisherBlockedState state) {
+		return new PublisherBlockedMetrics(state);
 	}
 
 	@Bean

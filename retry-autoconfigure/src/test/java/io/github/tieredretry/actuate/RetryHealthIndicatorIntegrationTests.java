@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -16,6 +17,7 @@ import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -94,14 +96,40 @@ class RetryHealthIndicatorIntegrationTests {
 			.containsEntry("parkingLot", Map.of("queue", PARKING_LOT, "depth", 1L));
 	}
 
+	@Test
+	void staysUpAndSaysSoWhileTheBrokerBlocksForwardingAndCountsTheBlocks() {
+		PublisherBlockedState publisher = new PublisherBlockedState(Clock.systemUTC(), (event) -> {
+		});
+		RetryHealthIndicator indicator = indicator(PARKING_LOT, publisher, TIER);
+		assertThat(indicator.health().getDetails()).containsEntry("publisher", Map.of("state", "running", "blocks", 0L));
+
+		publisher.handleBlocked("low on memory");
+		Health blocked = indicator.health();
+		// Healthy messages keep flowing, failed ones wait: the application is not down, the broker has an alarm.
+		assertThat(blocked.getStatus()).isEqualTo(Status.UP);
+		assertThat(blocked.getDetails().get("publisher")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("state", "blocked")
+			.containsEntry("reason", "low on memory")
+			.containsEntry("blocks", 1L)
+			.containsKeys("since", "effect");
+
+		publisher.handleUnblocked();
+		assertThat(indicator.health().getDetails()).containsEntry("publisher", Map.of("state", "running", "blocks", 1L));
+	}
+
 	private RetryHealthIndicator indicator(String parkingLot) {
 		return indicator(parkingLot, TIER);
 	}
 
 	private RetryHealthIndicator indicator(String parkingLot, Duration... tiers) {
+		return indicator(parkingLot, null, tiers);
+	}
+
+	private RetryHealthIndicator indicator(String parkingLot, PublisherBlockedState publisher, Duration... tiers) {
 		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(tiers)), QueueType.CLASSIC, parkingLot);
 		return new RetryHealthIndicator(
-				new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), Clock.systemUTC()), topology);
+				new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), Clock.systemUTC()), topology,
+				publisher);
 	}
 
 }

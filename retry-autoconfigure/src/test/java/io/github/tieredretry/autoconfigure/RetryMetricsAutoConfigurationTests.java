@@ -1,5 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
+import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
 import io.github.tieredretry.testsupport.Ports;
@@ -53,6 +55,23 @@ class RetryMetricsAutoConfigurationTests {
 					.gauge();
 				assertThat(parkingLot.value()).isNaN();
 				assertThat(parkingLot.getId().getDescription()).isNotBlank();
+			});
+	}
+
+	@Test
+	void publisherBlockedGaugeAndBlockCounterFollowTheBrokersBlocks() {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				PublisherBlockedState state = context.getBean(PublisherBlockedState.class);
+				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
+				state.handleBlocked("low on disk");
+				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isOne();
+				state.handleUnblocked();
+				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
+				assertThat(registry.get(PublisherBlockedMetrics.BLOCKS).functionCounter().count()).isOne();
 			});
 	}
 

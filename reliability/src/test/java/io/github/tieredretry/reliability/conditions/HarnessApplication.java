@@ -1,9 +1,16 @@
 package io.github.tieredretry.reliability.conditions;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.event.ForwardFailedEvent;
+import io.github.tieredretry.event.MessageParkedEvent;
+import io.github.tieredretry.event.PublisherBlockedEvent;
+import io.github.tieredretry.event.PublisherUnblockedEvent;
+import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.reliability.broker.HarnessBroker;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Script;
@@ -18,6 +25,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
 
 /**
  * A Spring Boot application with one retryable listener on queue {@code test.work}, run in the test's JVM
@@ -53,6 +61,10 @@ final class HarnessApplication implements AutoCloseable {
 
 	InvocationRecorder deliveries() {
 		return this.context.getBean(InvocationRecorder.class);
+	}
+
+	StarterEvents events() {
+		return this.context.getBean(StarterEvents.class);
 	}
 
 	<T> T bean(Class<T> type) {
@@ -94,6 +106,28 @@ final class HarnessApplication implements AutoCloseable {
 		@Bean
 		Listener listener(InvocationRecorder deliveries) {
 			return new Listener(deliveries);
+		}
+
+		@Bean
+		StarterEvents starterEvents() {
+			return new StarterEvents();
+		}
+
+	}
+
+	/** The starter's application events, as the application sees them. */
+	static class StarterEvents {
+
+		final List<Object> received = new CopyOnWriteArrayList<>();
+
+		@EventListener({ PublisherBlockedEvent.class, PublisherUnblockedEvent.class, ForwardFailedEvent.class,
+				MessageParkedEvent.class, RetryScheduledEvent.class })
+		void on(Object event) {
+			this.received.add(event);
+		}
+
+		<T> List<T> of(Class<T> type) {
+			return this.received.stream().filter(type::isInstance).map(type::cast).toList();
 		}
 
 	}

@@ -1,0 +1,123 @@
+package io.github.tieredretry.reliability.conditions;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeoutException;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import io.github.tieredretry.event.ForwardFailedEvent;
+import io.github.tieredretry.event.MessageParkedEvent;
+import io.github.tieredretry.event.PublisherBlockedEvent;
+import io.github.tieredretry.event.PublisherUnblockedEvent;
+import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.reliability.broker.HarnessBroker;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A broker memory alarm while a retryable listener works through a backlog (issue #9): RabbitMQ stops
+ * reading every connection that publishes, so no failed message can be forwarded. Healthy messages must
+ * keep flowing, failed ones must wait (held, or back in their queue without a hot loop), no forward may be
+ * tried only to time out, and once the alarm clears every message is processed and none parked.
+ * <p>
+ * The backlog is processed twice, without and with the alarm, and the healthy messages' rate of both runs
+ * is printed (a figure of this harness, not asserted). On a node of its own: an alarm is node-wide.
+ */
+class ResourceAlarmTests {
+
+	static final String WORK = "alarm.orders";
+
+	static final int BACKLOG = 4000;
+
+	/** Every tenth message fails once. */
+	static final int FAILING_EVERY = 10;
+
+	@Test
+	void healthyMessagesKeepFlowingDuringAMemoryAlarmAndFailedOnesAreForwardedWhenItClears() throws Exception {
+		HarnessBroker broker = ConditionsBroker.get();
+		String vhost = ConditionsBroker.newVirtualHost("alarm");
+		Map<String, Object> properties = Map.of("test.work", WORK, "retry.queue-type", "quorum", "retry.parking-lot",
+				"alarm.parking-lot", "retry.tiers", "1s", "retry.defaults.max-retries", 1, "retry.defaults.delays",
+				"1s");
+		try (HarnessApplication app = HarnessApplication.start(broker, vhost, properties);
+				Connection connection = broker.connect(vhost, "alarm-test")) {
+			Channel channel = connection.createChannel();
+			channel.confirmSelect();
+
+			Backlog calm = Backlog.publish(channel, app, "calm");
+			Duration calmHealthy = calm.timeToProcessTheHealthyOnes(app);
+			await().atMost(Duration.ofSeconds(60)).until(() -> calm.allProcessed(app));
+
+			Backlog alarmed = Backlog.publish(channel, app, "alarmed");
+			PublisherBlockedState publisher = app.bean(PublisherBlockedState.class);
+			Duration alarmedHealthy;
+			broker.ctl("set_vm_memory_high_watermark", "0.00001").requireSuccess();
+			try {
+				alarmedHealthy = alarmed.timeToProcessTheHealthyOnes(app);
+				// Still in the alarm: the forwards wait, none was tried only to fail, nothing was parked.
+				assertThat(publisher.isBlocked()).isTrue();
+				assertThat(app.events().of(PublisherBlockedEvent.class)).isNotEmpty();
+				assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
+				assertThat(alarmed.failingOnes()).allSatisfy(
+						(id) -> assertThat(app.deliveries().count(id)).as("attempts of %s during the alarm", id)
+							.isLessThanOrEqualTo(8));
+			}
+			finally {
+				broker.ctl("set_vm_memory_high_watermark", "0.4").requireSuccess();
+			}
+			await().atMost(Duration.ofSeconds(60)).until(() -> alarmed.allProcessed(app));
+			await().atMost(Duration.ofSeconds(10)).until(() -> !publisher.isBlocked());
+			assertThat(app.events().of(PublisherUnblockedEvent.class)).isNotEmpty();
+			assertThat(app.events().of(MessageParkedEvent.class)).isEmpty();
+			assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
+			assertThat(channel.messageCount("alarm.parking-lot")).isZero();
+			double ratio = (double) calmHealthy.toNanos() / alarmedHealthy.toNanos();
+			System.out.printf("[resource alarm] %d healthy messages: %d ms without the alarm, %d ms during it "
+					+ "(rate during the alarm: %.2fx the rate without it)%n", alarmed.healthyOnes().size(),
+					calmHealthy.toMillis(), alarmedHealthy.toMillis(), ratio);
+		}
+	}
+
+	/** A backlog published while the listener is stopped: healthy messages and messages that fail once. */
+	private record Backlog(List<String> healthyOnes, List<String> failingOnes) {
+
+		static Backlog publish(Channel channel, HarnessApplication app, String name)
+				throws IOException, InterruptedException, TimeoutException {
+			app.stopListeners();
+			List<String> healthy = new ArrayList<>();
+			List<String> failing = new ArrayList<>();
+			for (int i = 0; i < BACKLOG; i++) {
+				String id = name + "-" + i + "-" + UUID.randomUUID();
+				boolean fails = i % FAILING_EVERY == 0;
+				(fails ? failing : healthy).add(id);
+				channel.basicPublish("", WORK, new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
+						(fails ? "fail:1" : "ok").getBytes(StandardCharsets.UTF_8));
+			}
+			channel.waitForConfirmsOrDie(30_000);
+			return new Backlog(healthy, failing);
+		}
+
+		Duration timeToProcessTheHealthyOnes(HarnessApplication app) {
+			long started = System.nanoTime();
+			app.startListeners();
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> this.healthyOnes.stream().allMatch((id) -> app.deliveries().succeeded(id)));
+			return Duration.ofNanos(System.nanoTime() - started);
+		}
+
+		boolean allProcessed(HarnessApplication app) {
+			return this.failingOnes.stream().allMatch((id) -> app.deliveries().succeeded(id));
+		}
+
+	}
+
+}
