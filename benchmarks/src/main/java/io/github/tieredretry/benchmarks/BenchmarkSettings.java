@@ -13,6 +13,8 @@ import java.util.Set;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.boot.convert.DurationStyle;
 
@@ -46,21 +48,61 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	/** How many attempts of a failing storm message fail before it succeeds. */
 	public static final int STORM_FAILING_ATTEMPTS = 2;
 
-	/** The failure storm's delays before retry 1 and 2, on both sides. */
+	/**
+	 * The failure storm's delays before retry 1 and 2, on every side (nominal: each tier type adds its
+	 * {@linkplain #tier offset}).
+	 */
 	public static final List<Duration> STORM_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
 	/**
-	 * The tier failures are forwarded to in the forwarding benchmark: long enough that nothing comes back
-	 * during a run (the harness purges it), and a duration no application is likely to share.
+	 * The tier failures are forwarded to in the forwarding benchmark (nominal): long enough that nothing comes
+	 * back during a run (the harness purges it).
 	 */
 	public static final Duration FORWARDING_TIER = Duration.ofMinutes(47);
 
-	/** The tier of the delay accuracy benchmark. */
+	/** The tier of the delay accuracy benchmark (nominal). */
 	public static final Duration ACCURACY_TIER = Duration.ofSeconds(1);
 
-	/** The topology benchmark's tiers: the starter's defaults. */
+	/** The topology benchmark's tiers (nominal): the starter's defaults. */
 	public static final List<Duration> TOPOLOGY_TIERS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
+
+	/** The tier type of every headline figure: quorum, the safe default; classic is measured beside it. */
+	public static final QueueType DEFAULT_TIER_TYPE = QueueType.QUORUM;
+
+	/**
+	 * The tier a benchmark uses for a nominal duration and a queue type: 1 ms longer for quorum tiers, 2 ms for
+	 * classic ones ({@code retry.delay.1001ms}, {@code retry.delay.1002ms}). Tier queues are shared by name on a
+	 * virtual host and a queue's type can never change, so each type needs names of its own; durations that
+	 * applications do not use also keep the harness off their tiers on a shared broker, where a
+	 * {@code retry.delay.1s} of the other type may exist.
+	 * @param nominal the nominal duration
+	 * @param type the tier queue type
+	 * @return the tier's duration
+	 */
+	public static Duration tier(Duration nominal, QueueType type) {
+		return nominal.plusMillis((type == QueueType.QUORUM) ? 1 : 2);
+	}
+
+	/**
+	 * The tiers for nominal durations and a queue type.
+	 * @param nominal the nominal durations
+	 * @param type the tier queue type
+	 * @return the tiers' durations, in the same order
+	 * @see #tier(Duration, QueueType)
+	 */
+	public static List<Duration> tiers(List<Duration> nominal, QueueType type) {
+		return nominal.stream().map((duration) -> tier(duration, type)).toList();
+	}
+
+	/**
+	 * How the report names a tier type.
+	 * @param type the type
+	 * @return e.g. {@code quorum}
+	 */
+	public static String typeName(QueueType type) {
+		return type.name().toLowerCase(Locale.ROOT);
+	}
 
 	/** The five benchmarks of the harness. */
 	public enum Benchmark {
@@ -128,7 +170,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public Map<String, String> describe() {
 		Map<String, String> description = new LinkedHashMap<>();
 		description.put("Listener containers", "simple, concurrency " + this.concurrency + ", prefetch "
-				+ this.prefetch + ", acknowledge mode AUTO; identical on every side");
+				+ this.prefetch + ", acknowledge mode AUTO; identical on every side (the limit side: as many plain "
+				+ "client consumers, same prefetch, manual acks)");
+		description.put("Tier queues", typeName(DEFAULT_TIER_TYPE) + " (the default) wherever a side does not say "
+				+ "otherwise, set explicitly on every side; each type has tiers of its own, 1 ms (quorum) or 2 ms "
+				+ "(classic) longer than the nominal delays, e.g. `"
+				+ RetryTopology.tierQueueName(tier(STORM_DELAYS.get(0), QueueType.QUORUM)) + "` / `"
+				+ RetryTopology.tierQueueName(tier(STORM_DELAYS.get(0), QueueType.CLASSIC)) + "`");
 		description.put("Messages", MessagePublisher.BODY_SIZE + " B body, persistent, published with confirms");
 		description.put("Listener work", this.listenerWork.isZero() ? "none: the listener only counts (worst case for overheads)"
 				: TierLadder.nameOf(this.listenerWork) + " wait per invocation, standing in for real work");
