@@ -59,7 +59,7 @@ class BenchmarkHarnessSmokeTests {
 					FailureStormBenchmark.TIERED_CLASSIC_STORM, FailureStormBenchmark.LIMIT_CLASSIC_STORM,
 					FailureStormBenchmark.BLOCKING_STORM);
 		assertThat(results.failureStorm().ratios()).extracting(RatioSeries::target)
-			.containsExactly(0.95, 0.9, Double.NaN, Double.NaN, Double.NaN, 50.0);
+			.containsExactly(0.95, 0.9, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 50.0);
 		assertThat(results.forwarding().sides()).extracting(SideSeries::label)
 			.containsExactly(ForwardingRateBenchmark.TIERED, ForwardingRateBenchmark.TIERED_CLASSIC,
 					ForwardingRateBenchmark.LIMIT, ForwardingRateBenchmark.RECOVERER, ForwardingRateBenchmark.RAW);
