@@ -23,7 +23,7 @@ final class DelayAccuracyBenchmark {
 		int rate = run.settings().accuracyRate();
 		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
 		ListenerSide side = run.side("accuracy", RunContext.tiered(type), BenchmarkListeners.ACCURACY);
-		String tier = TierLadder.nameOf(RunContext.policyDelays(BenchmarkListeners.ACCURACY, type).get(0)) + " ("
+		String tier = TierLadder.nameOf(run.settings().policyDelays(BenchmarkListeners.ACCURACY, type).get(0)) + " ("
 				+ BenchmarkSettings.typeName(type) + ")";
 		String roundId = run.runId() + "-da";
 		Workload.Round round = side.prepare(run.broker(), roundId, messages, 0, messages, true);

@@ -42,8 +42,7 @@ final class ForwardingRateBenchmark {
 	static Comparison run(RunContext run) {
 		int messages = run.settings().forwardingMessages();
 		String rawRoutingKey = run.runId() + "-raw-forwarding";
-		Duration rawTier = RunContext.policyDelays(BenchmarkListeners.FORWARDING, BenchmarkSettings.DEFAULT_TIER_TYPE)
-			.get(0);
+		Duration rawTier = BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE);
 		run.purgeForwardingTiers();
 		Map<String, Alternation.Measurement> sides = new LinkedHashMap<>();
 		sides.put(TIERED, forwardAll(run,

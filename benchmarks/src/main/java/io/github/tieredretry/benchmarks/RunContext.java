@@ -84,22 +84,6 @@ final class RunContext implements AutoCloseable {
 		return TIERED_PREFIX + BenchmarkSettings.typeName(type);
 	}
 
-	/**
-	 * The delays of a retryable listener's policy, each exactly a tier of the given type, one retry per delay
-	 * (no benchmark message fails more often, so nothing is parked). The limit sides use the same.
-	 * @param listener the listener
-	 * @param type the tier queue type
-	 * @return the delays before retry 1, 2, …
-	 */
-	static List<Duration> policyDelays(String listener, QueueType type) {
-		return switch (listener) {
-			case BenchmarkListeners.HAPPY, BenchmarkListeners.STORM -> BenchmarkSettings.tiers(BenchmarkSettings.STORM_DELAYS, type);
-			case BenchmarkListeners.FORWARDING -> List.of(BenchmarkSettings.tier(BenchmarkSettings.FORWARDING_TIER, type));
-			case BenchmarkListeners.ACCURACY -> List.of(BenchmarkSettings.tier(BenchmarkSettings.ACCURACY_TIER, type));
-			default -> throw new IllegalArgumentException("No policy for listener " + listener);
-		};
-	}
-
 	BenchmarkSettings settings() {
 		return this.settings;
 	}
@@ -160,7 +144,8 @@ final class RunContext implements AutoCloseable {
 			// What the starter does for its own work queues: retries come back through the return exchange.
 			this.broker.bind(queue, RetryTopology.RETURN_EXCHANGE, queue);
 			consumer = new MinimalRetryingConsumer(this.settings.broker(), queue, this.settings.prefetch(),
-					this.settings.concurrency(), policyDelays(listener, type), this.limitWorkloads.forQueue(queue));
+					this.settings.concurrency(), this.settings.policyDelays(listener, type),
+					this.limitWorkloads.forQueue(queue));
 			this.limitConsumers.put(queue, consumer);
 		}
 		return new LimitSide(label, consumer);
@@ -209,11 +194,11 @@ final class RunContext implements AutoCloseable {
 				properties.put("spring.rabbitmq.listener.simple.retry.enabled", "true");
 				properties.put("spring.rabbitmq.listener.simple.retry.max-retries",
 						String.valueOf(BenchmarkSettings.STORM_FAILING_ATTEMPTS));
-				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval",
-						BenchmarkSettings.STORM_DELAYS.get(0).toMillis() + "ms");
-				properties.put("spring.rabbitmq.listener.simple.retry.multiplier", "2");
-				properties.put("spring.rabbitmq.listener.simple.retry.max-interval",
-						BenchmarkSettings.STORM_DELAYS.get(1).toMillis() + "ms");
+				List<Duration> delays = this.settings.stormDelays();
+				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval", delays.get(0).toMillis() + "ms");
+				properties.put("spring.rabbitmq.listener.simple.retry.multiplier",
+						String.valueOf((double) delays.get(1).toMillis() / delays.get(0).toMillis()));
+				properties.put("spring.rabbitmq.listener.simple.retry.max-interval", delays.get(1).toMillis() + "ms");
 				usedListeners.add(BenchmarkListeners.STORM);
 			}
 			case RECOVERER -> {
@@ -225,7 +210,7 @@ final class RunContext implements AutoCloseable {
 				properties.put("benchmarks.recoverer.enabled", "true");
 				properties.put("benchmarks.recoverer.routing-key", queue(RECOVERER, BenchmarkListeners.FORWARDING));
 				properties.put("benchmarks.recoverer.tier", TierLadder.nameOf(
-						policyDelays(BenchmarkListeners.FORWARDING, BenchmarkSettings.DEFAULT_TIER_TYPE).get(0)));
+						BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE)));
 				usedListeners.add(BenchmarkListeners.FORWARDING);
 			}
 			default -> {
@@ -258,7 +243,7 @@ final class RunContext implements AutoCloseable {
 		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
 		TreeSet<Duration> tiers = new TreeSet<>();
 		for (String listener : POLICIES) {
-			List<Duration> delays = policyDelays(listener, type);
+			List<Duration> delays = this.settings.policyDelays(listener, type);
 			tiers.addAll(delays);
 			properties.put("retry.policies." + listener + ".max-retries", String.valueOf(delays.size()));
 			properties.put("retry.policies." + listener + ".delays", names(delays));
@@ -323,7 +308,7 @@ final class RunContext implements AutoCloseable {
 
 	static void purgeForwardingTiers(BrokerOperations broker) {
 		for (QueueType type : QueueType.values()) {
-			String tier = RetryTopology.tierQueueName(policyDelays(BenchmarkListeners.FORWARDING, type).get(0));
+			String tier = RetryTopology.tierQueueName(BenchmarkSettings.forwardingTier(type));
 			if (broker.queueExists(tier)) {
 				broker.purge(tier);
 			}
