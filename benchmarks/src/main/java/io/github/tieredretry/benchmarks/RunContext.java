@@ -21,8 +21,8 @@ import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
- * What the benchmarks of one run share: settings, broker access, and the applications under measurement,
- * each started on first use and closed at the end of the run.
+ * What the benchmarks of one run share: settings, broker access, and the applications and limit-side
+ * consumers under measurement, each started on first use and closed at the end of the run.
  */
 final class RunContext implements AutoCloseable {
 
