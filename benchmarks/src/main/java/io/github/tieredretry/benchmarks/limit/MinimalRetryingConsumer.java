@@ -89,7 +89,7 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 		this.concurrency = concurrency;
 		this.delays = List.copyOf(delays);
 		this.workload = workload;
-		this.consumerConnection = BrokerOperations.connect(broker, "tiered-retry-benchmarks-limit-consumer");
+		// A connection of its own for forwards, like the starter's publisher connection.
 		this.publisherConnection = BrokerOperations.connect(broker, "tiered-retry-benchmarks-limit-publisher");
 		try {
 			this.publisher = this.publisherConnection.createChannel();
@@ -97,10 +97,11 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 			this.publisher.addConfirmListener((sequence, multiple) -> settle(sequence, multiple, true),
 					(sequence, multiple) -> settle(sequence, multiple, false));
 			this.publisher.addReturnListener((returnedMessage) -> this.returned.incrementAndGet());
+			this.consumerConnection = BrokerOperations.connect(broker, "tiered-retry-benchmarks-limit-consumer");
 		}
-		catch (IOException ex) {
-			close();
-			throw new IllegalStateException("Cannot open the limit side's publisher channel: " + ex.getMessage(), ex);
+		catch (IOException | RuntimeException ex) {
+			closeQuietly(this.publisherConnection);
+			throw new IllegalStateException("Cannot set up the limit side on " + queue + ": " + ex.getMessage(), ex);
 		}
 	}
 
