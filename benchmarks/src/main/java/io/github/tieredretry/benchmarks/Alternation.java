@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.github.tieredretry.benchmarks.report.SideSeries;
+
 /**
  * Runs the sides of a comparison side by side: in every repeat each side once, one after the other, the
  * order rotated from repeat to repeat so that no side always runs first (or right after the same
@@ -37,6 +39,27 @@ final class Alternation {
 	 * @param orders the order of the sides in each measured repeat
 	 */
 	record Outcome(Map<String, List<Double>> values, List<String> orders) {
+
+		/**
+		 * What one side measured.
+		 * @param side the side's label
+		 * @return its values, one per measured repeat
+		 */
+		SideSeries series(String side) {
+			List<Double> measured = this.values.get(side);
+			if (measured == null) {
+				throw new IllegalArgumentException("No side " + side);
+			}
+			return new SideSeries(side, measured);
+		}
+
+		/**
+		 * What every side measured, in the given order.
+		 * @return one series per side
+		 */
+		List<SideSeries> allSeries() {
+			return this.values.keySet().stream().map(this::series).toList();
+		}
 
 	}
 

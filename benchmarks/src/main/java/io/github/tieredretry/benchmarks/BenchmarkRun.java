@@ -15,7 +15,6 @@ import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MachineInfo;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
-import io.github.tieredretry.topology.RetryTopology;
 
 /**
  * One run of the selected benchmarks, one after the other, against one broker. Everything the run
@@ -95,21 +94,15 @@ public final class BenchmarkRun {
 
 	private void cleanUp(BrokerOperations operations) {
 		try {
-			if (operations.queueExists(forwardingTier())) {
-				operations.purge(forwardingTier());
-			}
+			RunContext.purgeForwardingTiers(operations);
 		}
 		catch (RuntimeException ex) {
-			this.log.accept("Could not purge " + forwardingTier() + ": " + ex.getMessage());
+			this.log.accept("Could not purge the forwarding tiers: " + ex.getMessage());
 		}
 		List<String> kept = operations.cleanUp();
 		if (!kept.isEmpty()) {
 			this.log.accept("Left on the broker: " + kept);
 		}
-	}
-
-	private static String forwardingTier() {
-		return RetryTopology.tierQueueName(BenchmarkSettings.FORWARDING_TIER);
 	}
 
 }

@@ -9,10 +9,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
+import io.github.tieredretry.benchmarks.app.BenchmarkListeners;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.boot.convert.DurationStyle;
 
@@ -29,6 +33,7 @@ import org.springframework.boot.convert.DurationStyle;
  * @param prefetch prefetch per consumer, the same on every side
  * @param happyMessages messages per side and repeat of the happy path
  * @param stormMessages messages per side and repeat of the failure storm
+ * @param stormDelays the failure storm's nominal delays before retry 1 and 2, on every side
  * @param blockingWindow how long the blocking-retry side of the storm is measured at most
  * @param forwardingMessages failures per side and repeat of the forwarding benchmark
  * @param accuracyMessages messages through one tier for the delay accuracy
@@ -37,7 +42,7 @@ import org.springframework.boot.convert.DurationStyle;
  * @param listenerWork how long every listener invocation waits, standing in for real work (zero: none)
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
-		int concurrency, int prefetch, int happyMessages, int stormMessages, Duration blockingWindow,
+		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays, Duration blockingWindow,
 		int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners, Duration listenerWork) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
@@ -46,21 +51,61 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	/** How many attempts of a failing storm message fail before it succeeds. */
 	public static final int STORM_FAILING_ATTEMPTS = 2;
 
-	/** The failure storm's delays before retry 1 and 2, on both sides. */
+	/**
+	 * The failure storm's default delays before retry 1 and 2, on every side (nominal: each tier type adds its
+	 * {@linkplain #tier offset}).
+	 */
 	public static final List<Duration> STORM_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
 	/**
-	 * The tier failures are forwarded to in the forwarding benchmark: long enough that nothing comes back
-	 * during a run (the harness purges it), and a duration no application is likely to share.
+	 * The tier failures are forwarded to in the forwarding benchmark (nominal): long enough that nothing comes
+	 * back during a run (the harness purges it).
 	 */
 	public static final Duration FORWARDING_TIER = Duration.ofMinutes(47);
 
-	/** The tier of the delay accuracy benchmark. */
+	/** The tier of the delay accuracy benchmark (nominal). */
 	public static final Duration ACCURACY_TIER = Duration.ofSeconds(1);
 
-	/** The topology benchmark's tiers: the starter's defaults. */
+	/** The topology benchmark's tiers (nominal): the starter's defaults. */
 	public static final List<Duration> TOPOLOGY_TIERS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
+
+	/** The tier type of every headline figure: quorum, the safe default; classic is measured beside it. */
+	public static final QueueType DEFAULT_TIER_TYPE = QueueType.QUORUM;
+
+	/**
+	 * The tier a benchmark uses for a nominal duration and a queue type: 1 ms longer for quorum tiers, 2 ms for
+	 * classic ones ({@code retry.delay.1001ms}, {@code retry.delay.1002ms}). Tier queues are shared by name on a
+	 * virtual host and a queue's type can never change, so each type needs names of its own; durations that
+	 * applications do not use also keep the harness off their tiers on a shared broker, where a
+	 * {@code retry.delay.1s} of the other type may exist.
+	 * @param nominal the nominal duration
+	 * @param type the tier queue type
+	 * @return the tier's duration
+	 */
+	public static Duration tier(Duration nominal, QueueType type) {
+		return nominal.plusMillis((type == QueueType.QUORUM) ? 1 : 2);
+	}
+
+	/**
+	 * The tiers for nominal durations and a queue type.
+	 * @param nominal the nominal durations
+	 * @param type the tier queue type
+	 * @return the tiers' durations, in the same order
+	 * @see #tier(Duration, QueueType)
+	 */
+	public static List<Duration> tiers(List<Duration> nominal, QueueType type) {
+		return nominal.stream().map((duration) -> tier(duration, type)).toList();
+	}
+
+	/**
+	 * How the report names a tier type.
+	 * @param type the type
+	 * @return e.g. {@code quorum}
+	 */
+	public static String typeName(QueueType type) {
+		return type.name().toLowerCase(Locale.ROOT);
+	}
 
 	/** The five benchmarks of the harness. */
 	public enum Benchmark {
@@ -97,7 +142,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return new BenchmarkSettings(BrokerSettings.fromEnvironment(), Path.of(property("output", "docs")),
 				Benchmark.parse(property("only", "all")), intProperty("repeats", 5), intProperty("warmups", 1),
 				intProperty("concurrency", 1), intProperty("prefetch", 250), intProperty("happy.messages", 20_000),
-				intProperty("storm.messages", 20_000), DurationStyle.detectAndParse(property("storm.blocking-window", "15s")),
+				intProperty("storm.messages", 20_000), durationsProperty("storm.delays", STORM_DELAYS),
+				DurationStyle.detectAndParse(property("storm.blocking-window", "15s")),
 				intProperty("forwarding.messages", 3_000), intProperty("accuracy.messages", 10_000),
 				intProperty("accuracy.rate", 200), intProperty("topology.listeners", 50),
 				DurationStyle.detectAndParse(property("listener-work", "0ms")));
@@ -110,8 +156,10 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	 * @return the settings
 	 */
 	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
+		// Short storm delays: a storm round lasts until every retry is back.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
-				Duration.ofMillis(1500), 50, 40, 100, 5, Duration.ZERO);
+				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
+				Duration.ZERO);
 	}
 
 	public BenchmarkSettings {
@@ -119,6 +167,37 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			throw new IllegalArgumentException("repeats, concurrency, prefetch and accuracy.rate must be positive, "
 					+ "warmups not negative");
 		}
+		stormDelays = List.copyOf(stormDelays);
+		if (stormDelays.size() != STORM_FAILING_ATTEMPTS
+				|| stormDelays.stream().anyMatch((delay) -> delay.isNegative() || delay.isZero())) {
+			throw new IllegalArgumentException("benchmarks.storm.delays must be " + STORM_FAILING_ATTEMPTS
+					+ " positive durations, one per failing attempt, not " + stormDelays);
+		}
+	}
+
+	/**
+	 * The tier failures are forwarded to in the forwarding benchmark, for a tier type.
+	 * @param type the tier queue type
+	 * @return the tier
+	 */
+	public static Duration forwardingTier(QueueType type) {
+		return tier(FORWARDING_TIER, type);
+	}
+
+	/**
+	 * The delays of a retryable listener's policy, each exactly a tier of the given type, one retry per delay
+	 * (no benchmark message fails more often, so nothing is parked). The limit sides use the same.
+	 * @param listener the listener
+	 * @param type the tier queue type
+	 * @return the delays before retry 1, 2, …
+	 */
+	public List<Duration> policyDelays(String listener, QueueType type) {
+		return switch (listener) {
+			case BenchmarkListeners.HAPPY, BenchmarkListeners.STORM -> tiers(this.stormDelays, type);
+			case BenchmarkListeners.FORWARDING -> List.of(forwardingTier(type));
+			case BenchmarkListeners.ACCURACY -> List.of(tier(ACCURACY_TIER, type));
+			default -> throw new IllegalArgumentException("No policy for listener " + listener);
+		};
 	}
 
 	/**
@@ -128,14 +207,21 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public Map<String, String> describe() {
 		Map<String, String> description = new LinkedHashMap<>();
 		description.put("Listener containers", "simple, concurrency " + this.concurrency + ", prefetch "
-				+ this.prefetch + ", acknowledge mode AUTO; identical on every side");
+				+ this.prefetch + ", acknowledge mode AUTO; identical on every side (the limit side: as many plain "
+				+ "client consumers, same prefetch, manual acks)");
+		description.put("Tier queues", typeName(DEFAULT_TIER_TYPE) + " (the default) wherever a side does not say "
+				+ "otherwise, set explicitly on every side; each type has tiers of its own, 1 ms (quorum) or 2 ms "
+				+ "(classic) longer than the nominal delays, e.g. `"
+				+ RetryTopology.tierQueueName(tier(ACCURACY_TIER, QueueType.QUORUM)) + "` / `"
+				+ RetryTopology.tierQueueName(tier(ACCURACY_TIER, QueueType.CLASSIC)) + "`");
 		description.put("Messages", MessagePublisher.BODY_SIZE + " B body, persistent, published with confirms");
 		description.put("Listener work", this.listenerWork.isZero() ? "none: the listener only counts (worst case for overheads)"
 				: TierLadder.nameOf(this.listenerWork) + " wait per invocation, standing in for real work");
 		description.put("Repeats", this.repeats + " measured per comparison, after " + this.warmups
 				+ " discarded warm-up; side order rotated every repeat");
 		description.put("Sizes", "happy path " + this.happyMessages + ", failure storm " + this.stormMessages
-				+ " (blocking side measured " + TierLadder.nameOf(this.blockingWindow) + " at most), forwarding "
+				+ " (delays " + this.stormDelays.stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
+				+ "; blocking side measured " + TierLadder.nameOf(this.blockingWindow) + " at most), forwarding "
 				+ this.forwardingMessages + " messages per side and repeat; delay accuracy " + this.accuracyMessages
 				+ " at " + this.accuracyRate + " msg/s; topology " + this.topologyListeners + " listeners");
 		return description;
@@ -144,6 +230,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	private static String property(String name, String defaultValue) {
 		String value = System.getProperty("benchmarks." + name);
 		return (value != null && !value.isBlank()) ? value.trim() : defaultValue;
+	}
+
+	private static List<Duration> durationsProperty(String name, List<Duration> defaultValue) {
+		String value = System.getProperty("benchmarks." + name);
+		if (value == null || value.isBlank()) {
+			return defaultValue;
+		}
+		return Arrays.stream(value.split(",")).map((duration) -> DurationStyle.detectAndParse(duration.trim())).toList();
 	}
 
 	private static int intProperty(String name, int defaultValue) {

@@ -1,5 +1,6 @@
 package io.github.tieredretry.benchmarks;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -9,17 +10,28 @@ import io.github.tieredretry.benchmarks.broker.MessagePublisher.Failures;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.SideSeries;
+import io.github.tieredretry.topology.QueueType;
 
 /**
  * Benchmark 2: 5% of the messages fail twice before they succeed, with delays of 1 s then 2 s. Measured:
- * the throughput of the healthy 95%, with tiered retries, with Spring AMQP's blocking retry (Spring Boot's
- * {@code spring.rabbitmq.listener.simple.retry.*}, same delays), and with tiered retries when nothing fails.
+ * the throughput of the healthy 95%, with tiered retries (quorum tiers, and classic tiers), with the limit
+ * side (a consumer written against the RabbitMQ Java client making the same broker operations per message),
+ * with Spring AMQP's blocking retry (Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}, same
+ * delays), and, for tiered retries and the limit side, when nothing fails.
  */
 final class FailureStormBenchmark {
 
 	static final String TIERED_NO_FAILURES = "@RetryableListener, no failures";
 
-	static final String TIERED_STORM = "@RetryableListener, 5% fail twice";
+	static final String TIERED_STORM = "@RetryableListener, quorum tiers, 5% fail twice";
+
+	static final String LIMIT_NO_FAILURES = "limit side, no failures";
+
+	static final String LIMIT_STORM = "limit side, quorum tiers, 5% fail twice";
+
+	static final String TIERED_CLASSIC_STORM = "@RetryableListener, classic tiers, 5% fail twice";
+
+	static final String LIMIT_CLASSIC_STORM = "limit side, classic tiers, 5% fail twice";
 
 	static final String BLOCKING_STORM = "blocking retry, 5% fail twice";
 
@@ -30,32 +42,63 @@ final class FailureStormBenchmark {
 		int messages = run.settings().stormMessages();
 		Failures storm = new Failures(BenchmarkSettings.STORM_FAILING_EVERY, BenchmarkSettings.STORM_FAILING_ATTEMPTS);
 		int healthy = messages - storm.failingCount(messages);
-		ListenerSide tiered = run.side(TIERED_STORM, RunContext.TIERED, BenchmarkListeners.STORM);
+		MeasuredSide tiered = stormSide(run, TIERED_STORM, QueueType.QUORUM);
+		MeasuredSide limit = run.limitSide(LIMIT_STORM, QueueType.QUORUM, BenchmarkListeners.STORM);
 		ListenerSide blocking = run.side(BLOCKING_STORM, RunContext.BLOCKING, BenchmarkListeners.STORM);
-		Map<String, Alternation.Measurement> measurements = Map.of(
-				TIERED_NO_FAILURES, (label, roundId) -> HappyPathBenchmark.consumeBacklog(run, tiered, roundId, messages),
-				TIERED_STORM, (label, roundId) -> tieredStorm(run, tiered, roundId, messages, storm, healthy),
-				BLOCKING_STORM, (label, roundId) -> blockingStorm(run, blocking, roundId, messages, storm, healthy));
-		List<String> order = List.of(TIERED_NO_FAILURES, TIERED_STORM, BLOCKING_STORM);
-		Alternation.Outcome outcome = Alternation.run("failure-storm", run.runId() + "-fs", order,
-				run.settings().repeats(), run.settings().warmups(),
-				(label, roundId) -> measurements.get(label).measure(label, roundId), run::log);
-		SideSeries noFailures = new SideSeries(TIERED_NO_FAILURES, outcome.values().get(TIERED_NO_FAILURES));
-		SideSeries tieredSeries = new SideSeries(TIERED_STORM, outcome.values().get(TIERED_STORM));
-		SideSeries blockingSeries = new SideSeries(BLOCKING_STORM, outcome.values().get(BLOCKING_STORM));
+		Map<String, Alternation.Measurement> sides = new LinkedHashMap<>();
+		sides.put(TIERED_NO_FAILURES, HappyPathBenchmark.backlogOf(run, tiered, messages));
+		sides.put(TIERED_STORM, tieredStorm(run, tiered, messages, storm, healthy));
+		sides.put(LIMIT_NO_FAILURES, HappyPathBenchmark.backlogOf(run, limit, messages));
+		sides.put(LIMIT_STORM, tieredStorm(run, limit, messages, storm, healthy));
+		sides.put(TIERED_CLASSIC_STORM,
+				tieredStorm(run, stormSide(run, TIERED_CLASSIC_STORM, QueueType.CLASSIC), messages, storm, healthy));
+		sides.put(LIMIT_CLASSIC_STORM, tieredStorm(run,
+				run.limitSide(LIMIT_CLASSIC_STORM, QueueType.CLASSIC, BenchmarkListeners.STORM), messages, storm, healthy));
+		sides.put(BLOCKING_STORM, (label, roundId) -> blockingStorm(run, blocking, roundId, messages, storm, healthy));
+		Alternation.Outcome outcome = run.alternate("failure-storm", sides);
+		SideSeries tieredSeries = outcome.series(TIERED_STORM);
+		SideSeries limitSeries = outcome.series(LIMIT_STORM);
+		SideSeries tieredClassicSeries = outcome.series(TIERED_CLASSIC_STORM);
+		RatioSeries tieredDrop = RatioSeries.of("@RetryableListener storm (quorum tiers) ÷ without failures",
+				tieredSeries, outcome.series(TIERED_NO_FAILURES), 0.9);
+		RatioSeries limitDrop = RatioSeries.of("limit side storm (quorum tiers) ÷ without failures", limitSeries,
+				outcome.series(LIMIT_NO_FAILURES), Double.NaN);
 		return new Comparison("failure-storm", "2. Failure storm: throughput of the healthy 95%", "healthy messages/s",
-				messages, List.of(noFailures, tieredSeries, blockingSeries),
-				List.of(RatioSeries.of("tiered storm ÷ tiered without failures", tieredSeries, noFailures, 0.9),
-						RatioSeries.of("tiered storm ÷ blocking-retry storm", tieredSeries, blockingSeries, 50)),
+				messages, outcome.allSeries(),
+				List.of(RatioSeries.of("@RetryableListener ÷ limit side, storm, quorum tiers", tieredSeries, limitSeries,
+						0.95), tieredDrop, limitDrop,
+						// Without failures no retry machinery runs: what separates the sides then is the
+						// listener container, which a plain @RabbitListener has too.
+						RatioSeries.of("@RetryableListener ÷ limit side, without failures",
+								outcome.series(TIERED_NO_FAILURES), outcome.series(LIMIT_NO_FAILURES), Double.NaN),
+						// 1 when the storm slows the starter exactly as much as it slows the limit side: what
+						// the retry machinery costs beyond the broker's work, the container's share taken out.
+						RatioSeries.of("storm ÷ without failures: @RetryableListener's ÷ limit side's", tieredDrop,
+								limitDrop, Double.NaN),
+						RatioSeries.of("@RetryableListener ÷ limit side, storm, classic tiers", tieredClassicSeries,
+								outcome.series(LIMIT_CLASSIC_STORM), Double.NaN),
+						RatioSeries.of("@RetryableListener storm: quorum ÷ classic tiers", tieredSeries,
+								tieredClassicSeries, Double.NaN),
+						RatioSeries.of("@RetryableListener storm (quorum tiers) ÷ blocking-retry storm", tieredSeries,
+								outcome.series(BLOCKING_STORM), 50)),
 				outcome.orders());
 	}
 
+	private static ListenerSide stormSide(RunContext run, String label, QueueType type) {
+		return run.side(label, RunContext.tiered(type), BenchmarkListeners.STORM);
+	}
+
 	/**
-	 * Tiered retries: the round lasts until every message, retries included, is processed, so that no
-	 * retry is still under way when the next round starts; the healthy throughput ends with the last
-	 * healthy message.
+	 * Tiered retries (the starter's or the limit side's): the round lasts until every message, retries
+	 * included, is processed, so that no retry is still under way when the next round starts; the healthy
+	 * throughput ends with the last healthy message.
 	 */
-	private static double tieredStorm(RunContext run, ListenerSide side, String roundId, int messages,
+	private static Alternation.Measurement tieredStorm(RunContext run, MeasuredSide side, int messages,
+			Failures storm, int healthy) {
+		return (label, roundId) -> tieredStorm(run, side, roundId, messages, storm, healthy);
+	}
+
+	private static double tieredStorm(RunContext run, MeasuredSide side, String roundId, int messages,
 			Failures storm, int healthy) {
 		Workload.Round round = side.prepare(run.broker(), roundId, messages, healthy, 0, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, storm);

@@ -1,5 +1,7 @@
 package io.github.tieredretry.benchmarks;
 
+import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -11,54 +13,70 @@ import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.SideSeries;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
  * Benchmark 3: how many failures per second a consumer forwards to a tier, each publish confirmed before
- * the original is acknowledged. Every message fails once: forwarded by the starter, or republished by
- * Spring AMQP's {@code RepublishMessageRecovererWithConfirms} (blocking retry with no retries, then the
- * recoverer) into the same tier queue through the same exchange; and, as the floor of what a confirmed
- * forward costs on this broker, a raw loop of confirmed publishes of the same messages.
+ * the original is acknowledged. Every message fails once: forwarded by the starter (into a quorum tier, and
+ * into a classic one), by the limit side (a consumer written against the RabbitMQ Java client), or
+ * republished by Spring AMQP's {@code RepublishMessageRecovererWithConfirms} (blocking retry with no retries,
+ * then the recoverer) into the same quorum tier through the same exchange; and, as the floor of what a
+ * confirmed forward costs on this broker, a raw loop of confirmed publishes of the same messages.
  */
 final class ForwardingRateBenchmark {
 
-	static final String TIERED = "@RetryableListener forward";
+	static final String TIERED = "@RetryableListener forward, quorum tier";
 
-	static final String RECOVERER = "RepublishMessageRecovererWithConfirms";
+	static final String TIERED_CLASSIC = "@RetryableListener forward, classic tier";
 
-	static final String RAW = "raw confirmed publish loop";
+	static final String LIMIT = "limit side forward, quorum tier";
+
+	static final String RECOVERER = "RepublishMessageRecovererWithConfirms, quorum tier";
+
+	static final String RAW = "raw confirmed publish loop, quorum tier";
 
 	private ForwardingRateBenchmark() {
 	}
 
 	static Comparison run(RunContext run) {
 		int messages = run.settings().forwardingMessages();
-		ListenerSide tiered = run.side(TIERED, RunContext.TIERED, BenchmarkListeners.FORWARDING);
-		ListenerSide recoverer = run.side(RECOVERER, RunContext.RECOVERER, BenchmarkListeners.FORWARDING);
 		String rawRoutingKey = run.runId() + "-raw-forwarding";
-		run.purgeForwardingTier();
-		Map<String, Alternation.Measurement> measurements = Map.of(
-				TIERED, (label, roundId) -> forwardAll(run, tiered, roundId, messages),
-				RECOVERER, (label, roundId) -> forwardAll(run, recoverer, roundId, messages),
-				RAW, (label, roundId) -> rawLoop(run, rawRoutingKey, messages));
-		Alternation.Outcome outcome = Alternation.run("forwarding", run.runId() + "-fw", List.of(TIERED, RECOVERER, RAW),
-				run.settings().repeats(), run.settings().warmups(),
-				(label, roundId) -> measurements.get(label).measure(label, roundId), run::log);
-		SideSeries tieredSeries = new SideSeries(TIERED, outcome.values().get(TIERED));
-		SideSeries recovererSeries = new SideSeries(RECOVERER, outcome.values().get(RECOVERER));
-		SideSeries rawSeries = new SideSeries(RAW, outcome.values().get(RAW));
+		Duration rawTier = BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE);
+		run.purgeForwardingTiers();
+		Map<String, Alternation.Measurement> sides = new LinkedHashMap<>();
+		sides.put(TIERED, forwardAll(run,
+				run.side(TIERED, RunContext.tiered(QueueType.QUORUM), BenchmarkListeners.FORWARDING), messages));
+		sides.put(TIERED_CLASSIC, forwardAll(run,
+				run.side(TIERED_CLASSIC, RunContext.tiered(QueueType.CLASSIC), BenchmarkListeners.FORWARDING), messages));
+		sides.put(LIMIT, forwardAll(run, run.limitSide(LIMIT, QueueType.QUORUM, BenchmarkListeners.FORWARDING),
+				messages));
+		sides.put(RECOVERER, forwardAll(run,
+				run.side(RECOVERER, RunContext.RECOVERER, BenchmarkListeners.FORWARDING), messages));
+		sides.put(RAW, (label, roundId) -> rawLoop(run, rawRoutingKey, rawTier, messages));
+		Alternation.Outcome outcome = run.alternate("forwarding", sides);
+		SideSeries tiered = outcome.series(TIERED);
 		return new Comparison("forwarding", "3. Forwarding rate: confirmed forwards to a tier", "forwards/s", messages,
-				List.of(tieredSeries, recovererSeries, rawSeries),
-				List.of(RatioSeries.of("starter ÷ RepublishMessageRecovererWithConfirms", tieredSeries, recovererSeries,
-						1.0), RatioSeries.of("starter ÷ raw confirmed publish loop", tieredSeries, rawSeries, Double.NaN)),
+				outcome.allSeries(),
+				List.of(RatioSeries.of("starter ÷ RepublishMessageRecovererWithConfirms, quorum tier", tiered,
+						outcome.series(RECOVERER), 1.0),
+						RatioSeries.of("starter ÷ limit side, quorum tier", tiered, outcome.series(LIMIT), Double.NaN),
+						RatioSeries.of("starter: quorum ÷ classic tier", tiered, outcome.series(TIERED_CLASSIC),
+								Double.NaN),
+						RatioSeries.of("starter ÷ raw confirmed publish loop, quorum tier", tiered, outcome.series(RAW),
+								Double.NaN)),
 				outcome.orders());
+	}
+
+	private static Alternation.Measurement forwardAll(RunContext run, MeasuredSide side, int messages) {
+		return (label, roundId) -> forwardAll(run, side, roundId, messages);
 	}
 
 	/**
 	 * Every message of a backlog fails once and is forwarded.
 	 * @return forwards per second, from the first delivery to the last confirmed forward
 	 */
-	private static double forwardAll(RunContext run, ListenerSide side, String roundId, int messages) {
+	private static double forwardAll(RunContext run, MeasuredSide side, String roundId, int messages) {
 		Workload.Round round = side.prepare(run.broker(), roundId, 0, 0, messages, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, Failures.all(1));
 		side.start();
@@ -69,18 +87,18 @@ final class ForwardingRateBenchmark {
 		}
 		finally {
 			side.stop();
-			run.purgeForwardingTier();
+			run.purgeForwardingTiers();
 		}
 	}
 
-	private static double rawLoop(RunContext run, String routingKey, int messages) {
+	private static double rawLoop(RunContext run, String routingKey, Duration tier, int messages) {
 		try {
 			long nanos = run.publisher().confirmedPublishLoop(RetryTopology.DELAY_EXCHANGE, routingKey,
-					Map.of(RetryHeaders.TIER, TierLadder.nameOf(BenchmarkSettings.FORWARDING_TIER)), messages);
+					Map.of(RetryHeaders.TIER, TierLadder.nameOf(tier)), messages);
 			return HappyPathBenchmark.perSecond(messages, nanos);
 		}
 		finally {
-			run.purgeForwardingTier();
+			run.purgeForwardingTiers();
 		}
 	}
 

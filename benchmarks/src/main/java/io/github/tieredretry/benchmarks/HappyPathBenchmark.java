@@ -1,5 +1,6 @@
 package io.github.tieredretry.benchmarks;
 
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -9,39 +10,54 @@ import io.github.tieredretry.benchmarks.broker.MessagePublisher.Failures;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.SideSeries;
+import io.github.tieredretry.topology.QueueType;
 
 /**
  * Benchmark 1: what {@code @RetryableListener} costs when nothing fails. The same backlog is consumed by a
- * plain {@code @RabbitListener} and by the same listener with tiered retries.
+ * plain {@code @RabbitListener} and by the same listener with tiered retries, with quorum tiers (the default)
+ * and with classic tiers.
  */
 final class HappyPathBenchmark {
 
 	static final String PLAIN = "plain @RabbitListener";
 
-	static final String RETRYABLE = "@RetryableListener";
+	static final String RETRYABLE = "@RetryableListener, quorum tiers";
+
+	static final String RETRYABLE_CLASSIC = "@RetryableListener, classic tiers";
 
 	private HappyPathBenchmark() {
 	}
 
 	static Comparison run(RunContext run) {
 		int messages = run.settings().happyMessages();
-		Map<String, ListenerSide> sides = Map.of(PLAIN, run.side(PLAIN, RunContext.PLAIN, BenchmarkListeners.HAPPY),
-				RETRYABLE, run.side(RETRYABLE, RunContext.TIERED, BenchmarkListeners.HAPPY));
-		Alternation.Outcome outcome = Alternation.run("happy-path", run.runId() + "-hp", List.of(PLAIN, RETRYABLE),
-				run.settings().repeats(), run.settings().warmups(),
-				(label, roundId) -> consumeBacklog(run, sides.get(label), roundId, messages), run::log);
-		SideSeries plain = new SideSeries(PLAIN, outcome.values().get(PLAIN));
-		SideSeries retryable = new SideSeries(RETRYABLE, outcome.values().get(RETRYABLE));
+		Map<String, Alternation.Measurement> sides = new LinkedHashMap<>();
+		sides.put(PLAIN, backlogOf(run, run.side(PLAIN, RunContext.PLAIN, BenchmarkListeners.HAPPY), messages));
+		sides.put(RETRYABLE, backlogOf(run, retryable(run, RETRYABLE, QueueType.QUORUM), messages));
+		sides.put(RETRYABLE_CLASSIC, backlogOf(run, retryable(run, RETRYABLE_CLASSIC, QueueType.CLASSIC), messages));
+		Alternation.Outcome outcome = run.alternate("happy-path", sides);
+		SideSeries plain = outcome.series(PLAIN);
+		SideSeries quorum = outcome.series(RETRYABLE);
 		return new Comparison("happy-path", "1. Happy path: throughput without failures", "messages/s", messages,
-				List.of(plain, retryable), List.of(RatioSeries.of(RETRYABLE + " ÷ " + PLAIN, retryable, plain, 0.97)),
+				outcome.allSeries(),
+				List.of(RatioSeries.of("@RetryableListener (quorum tiers) ÷ " + PLAIN, quorum, plain, 0.97),
+						RatioSeries.of("@RetryableListener: quorum ÷ classic tiers", quorum,
+								outcome.series(RETRYABLE_CLASSIC), Double.NaN)),
 				outcome.orders());
+	}
+
+	private static ListenerSide retryable(RunContext run, String label, QueueType type) {
+		return run.side(label, RunContext.tiered(type), BenchmarkListeners.HAPPY);
+	}
+
+	static Alternation.Measurement backlogOf(RunContext run, MeasuredSide side, int messages) {
+		return (label, roundId) -> consumeBacklog(run, side, roundId, messages);
 	}
 
 	/**
 	 * Publish a backlog of healthy messages, then let the side consume it.
 	 * @return messages per second, from the first delivery to the last message processed
 	 */
-	static double consumeBacklog(RunContext run, ListenerSide side, String roundId, int messages) {
+	static double consumeBacklog(RunContext run, MeasuredSide side, String roundId, int messages) {
 		Workload.Round round = side.prepare(run.broker(), roundId, messages, messages, 0, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, Failures.NONE);
 		side.start();

@@ -2,27 +2,35 @@ package io.github.tieredretry.benchmarks;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import io.github.tieredretry.benchmarks.app.BenchmarkApplication;
 import io.github.tieredretry.benchmarks.app.BenchmarkListeners;
+import io.github.tieredretry.benchmarks.app.Workloads;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
+import io.github.tieredretry.benchmarks.limit.MinimalRetryingConsumer;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
- * What the benchmarks of one run share: settings, broker access, and the applications under measurement,
- * each started on first use and closed at the end of the run.
+ * What the benchmarks of one run share: settings, broker access, and the applications and limit-side
+ * consumers under measurement, each started on first use and closed at the end of the run.
  */
 final class RunContext implements AutoCloseable {
 
-	/** Application with {@code @RetryableListener}s. */
-	static final String TIERED = "tiered";
+	/** Prefix of the applications with {@code @RetryableListener}s, one per tier type: {@link #tiered}. */
+	private static final String TIERED_PREFIX = "tiered-";
+
+	/** Prefix of the queues of the limit sides, one set per tier type. */
+	private static final String LIMIT_PREFIX = "limit-";
 
 	/** Application with plain {@code @RabbitListener}s. */
 	static final String PLAIN = "plain";
@@ -36,6 +44,10 @@ final class RunContext implements AutoCloseable {
 	private static final List<String> LISTENERS = List.of(BenchmarkListeners.HAPPY, BenchmarkListeners.STORM,
 			BenchmarkListeners.FORWARDING, BenchmarkListeners.ACCURACY);
 
+	/** The retryable listeners' policies, named after the listeners that use them. */
+	private static final List<String> POLICIES = List.of(BenchmarkListeners.STORM, BenchmarkListeners.FORWARDING,
+			BenchmarkListeners.ACCURACY);
+
 	private final BenchmarkSettings settings;
 
 	private final String runId;
@@ -48,6 +60,11 @@ final class RunContext implements AutoCloseable {
 
 	private final Map<String, RunningApplication> applications = new LinkedHashMap<>();
 
+	private final Map<String, MinimalRetryingConsumer> limitConsumers = new LinkedHashMap<>();
+
+	/** The limit sides' workloads (the applications have their own). */
+	private final Workloads limitWorkloads;
+
 	RunContext(BenchmarkSettings settings, String runId, BrokerOperations broker, MessagePublisher publisher,
 			Consumer<String> log) {
 		this.settings = settings;
@@ -55,6 +72,16 @@ final class RunContext implements AutoCloseable {
 		this.broker = broker;
 		this.publisher = publisher;
 		this.log = log;
+		this.limitWorkloads = new Workloads(settings.listenerWork());
+	}
+
+	/**
+	 * The application with {@code @RetryableListener}s whose tiers are of a type.
+	 * @param type the tier queue type
+	 * @return the application's name
+	 */
+	static String tiered(QueueType type) {
+		return TIERED_PREFIX + BenchmarkSettings.typeName(type);
 	}
 
 	BenchmarkSettings settings() {
@@ -100,6 +127,43 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
+	 * A limit side: a consumer written against the RabbitMQ Java client, on a queue of its own, forwarding
+	 * failures with the delays of the same listener's policy into the tiers of the given type, which the
+	 * application with {@code @RetryableListener}s of that type declares.
+	 * @param label the label in the report
+	 * @param type the tier queue type
+	 * @param listener the listener whose policy it follows
+	 * @return the side
+	 */
+	synchronized LimitSide limitSide(String label, QueueType type, String listener) {
+		application(tiered(type));
+		String queue = queue(LIMIT_PREFIX + BenchmarkSettings.typeName(type), listener);
+		MinimalRetryingConsumer consumer = this.limitConsumers.get(queue);
+		if (consumer == null) {
+			this.broker.declareOwnQueue(queue);
+			// What the starter does for its own work queues: retries come back through the return exchange.
+			this.broker.bind(queue, RetryTopology.RETURN_EXCHANGE, queue);
+			consumer = new MinimalRetryingConsumer(this.settings.broker(), queue, this.settings.prefetch(),
+					this.settings.concurrency(), this.settings.policyDelays(listener, type),
+					this.limitWorkloads.forQueue(queue));
+			this.limitConsumers.put(queue, consumer);
+		}
+		return new LimitSide(label, consumer);
+	}
+
+	/**
+	 * Measure sides side by side, with this run's repeats and warm-ups.
+	 * @param benchmark the benchmark's key, for the log and the round ids
+	 * @param sides each side's measurement, in the order of the report
+	 * @return what the repeats measured
+	 */
+	Alternation.Outcome alternate(String benchmark, Map<String, Alternation.Measurement> sides) {
+		return Alternation.run(benchmark, this.runId + "-" + benchmark, List.copyOf(sides.keySet()),
+				this.settings.repeats(), this.settings.warmups(),
+				(label, roundId) -> sides.get(label).measure(label, roundId), this.log);
+	}
+
+	/**
 	 * How long a round may take at most before the harness gives up on it.
 	 * @param messages the messages of the round
 	 * @return the timeout
@@ -121,29 +185,6 @@ final class RunContext implements AutoCloseable {
 		Map<String, String> properties = commonProperties(name);
 		List<String> usedListeners = new ArrayList<>();
 		switch (name) {
-			case TIERED -> {
-				properties.put("benchmarks.listeners", "retryable");
-				properties.put("retry.enabled", "true");
-				List<String> tiers = List.of(TierLadder.nameOf(BenchmarkSettings.STORM_DELAYS.get(0)),
-						TierLadder.nameOf(BenchmarkSettings.STORM_DELAYS.get(1)),
-						TierLadder.nameOf(BenchmarkSettings.FORWARDING_TIER));
-				properties.put("retry.tiers", String.join(",", tiers));
-				String parkingLot = this.runId + "-parking-lot";
-				properties.put("retry.parking-lot", parkingLot);
-				String stormDelays = BenchmarkSettings.STORM_DELAYS.stream().map(TierLadder::nameOf)
-					.collect(Collectors.joining(","));
-				properties.put("retry.policies.storm.max-retries", String.valueOf(BenchmarkSettings.STORM_FAILING_ATTEMPTS));
-				properties.put("retry.policies.storm.delays", stormDelays);
-				properties.put("retry.policies.forwarding.max-retries", "1");
-				properties.put("retry.policies.forwarding.delays", TierLadder.nameOf(BenchmarkSettings.FORWARDING_TIER));
-				properties.put("retry.policies.accuracy.max-retries", "1");
-				properties.put("retry.policies.accuracy.delays", TierLadder.nameOf(BenchmarkSettings.ACCURACY_TIER));
-				this.broker.noteSharedObjects(tiers.stream().map((tier) -> RetryTopology.TIER_QUEUE_PREFIX + tier).toList(),
-						List.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE,
-								RetryTopology.UNROUTABLE_EXCHANGE));
-				this.broker.ownQueueDeclaredElsewhere(parkingLot);
-				usedListeners.addAll(LISTENERS);
-			}
 			case PLAIN -> {
 				properties.put("benchmarks.listeners", "plain");
 				usedListeners.add(BenchmarkListeners.HAPPY);
@@ -153,28 +194,85 @@ final class RunContext implements AutoCloseable {
 				properties.put("spring.rabbitmq.listener.simple.retry.enabled", "true");
 				properties.put("spring.rabbitmq.listener.simple.retry.max-retries",
 						String.valueOf(BenchmarkSettings.STORM_FAILING_ATTEMPTS));
-				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval",
-						BenchmarkSettings.STORM_DELAYS.get(0).toMillis() + "ms");
-				properties.put("spring.rabbitmq.listener.simple.retry.multiplier", "2");
-				properties.put("spring.rabbitmq.listener.simple.retry.max-interval",
-						BenchmarkSettings.STORM_DELAYS.get(1).toMillis() + "ms");
+				List<Duration> delays = this.settings.stormDelays();
+				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval", delays.get(0).toMillis() + "ms");
+				properties.put("spring.rabbitmq.listener.simple.retry.multiplier",
+						String.valueOf((double) delays.get(1).toMillis() / delays.get(0).toMillis()));
+				properties.put("spring.rabbitmq.listener.simple.retry.max-interval", delays.get(1).toMillis() + "ms");
 				usedListeners.add(BenchmarkListeners.STORM);
 			}
 			case RECOVERER -> {
+				// It republishes into the default type's forwarding tier, which that application declares.
+				application(tiered(BenchmarkSettings.DEFAULT_TIER_TYPE));
 				properties.put("benchmarks.listeners", "plain");
 				properties.put("spring.rabbitmq.listener.simple.retry.enabled", "true");
 				properties.put("spring.rabbitmq.listener.simple.retry.max-retries", "0");
 				properties.put("benchmarks.recoverer.enabled", "true");
 				properties.put("benchmarks.recoverer.routing-key", queue(RECOVERER, BenchmarkListeners.FORWARDING));
-				properties.put("benchmarks.recoverer.tier", TierLadder.nameOf(BenchmarkSettings.FORWARDING_TIER));
+				properties.put("benchmarks.recoverer.tier", TierLadder.nameOf(
+						BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE)));
 				usedListeners.add(BenchmarkListeners.FORWARDING);
 			}
-			default -> throw new IllegalArgumentException("Unknown application " + name);
+			default -> {
+				putRetryableProperties(properties, name, tierTypeOf(name));
+				usedListeners.addAll(LISTENERS);
+			}
 		}
 		// Work queues exist before the application starts, so that the starter's return bindings find them.
 		usedListeners.forEach((listener) -> this.broker.declareOwnQueue(queue(name, listener)));
 		this.log.accept("Starting application '" + name + "'");
 		return RunningApplication.start(name, BenchmarkApplication.class, properties);
+	}
+
+	private static QueueType tierTypeOf(String application) {
+		for (QueueType type : QueueType.values()) {
+			if (tiered(type).equals(application)) {
+				return type;
+			}
+		}
+		throw new IllegalArgumentException("Unknown application " + application);
+	}
+
+	/**
+	 * The application with {@code @RetryableListener}s: its tier type set explicitly (no figure depends on the
+	 * starter's default), tiers of that type of its own, and a policy per listener.
+	 */
+	private void putRetryableProperties(Map<String, String> properties, String application, QueueType type) {
+		properties.put("benchmarks.listeners", "retryable");
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		TreeSet<Duration> tiers = new TreeSet<>();
+		for (String listener : POLICIES) {
+			List<Duration> delays = this.settings.policyDelays(listener, type);
+			tiers.addAll(delays);
+			properties.put("retry.policies." + listener + ".max-retries", String.valueOf(delays.size()));
+			properties.put("retry.policies." + listener + ".delays", names(delays));
+		}
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = queue(application, "parking-lot");
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+	}
+
+	/**
+	 * Note the retry topology an application is about to declare, so that the end of the run removes what
+	 * the run created: the parking lot (its own), the tiers and the retry exchanges if they did not exist.
+	 * @param tiers the application's tiers
+	 * @param parkingLot its parking lot, a name unique to this run
+	 */
+	void noteRetryTopology(Collection<Duration> tiers, String parkingLot) {
+		this.broker.noteSharedObjects(tiers.stream().map(RetryTopology::tierQueueName).toList(), List.of(
+				RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
+		this.broker.ownQueueDeclaredElsewhere(parkingLot);
+	}
+
+	/**
+	 * Tier names for a property, e.g. {@code 1001ms,2001ms}.
+	 * @param tiers the tiers
+	 * @return their names, comma-separated
+	 */
+	static String names(Collection<Duration> tiers) {
+		return tiers.stream().map(TierLadder::nameOf).collect(Collectors.joining(","));
 	}
 
 	/**
@@ -201,30 +299,41 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * Remove this run's messages from the forwarding tier, which nobody else shares: left there, they would
+	 * Remove this run's messages from the forwarding tiers, which nobody else shares: left there, they would
 	 * come back after the tier's TTL to work queues that no longer exist.
 	 */
-	void purgeForwardingTier() {
-		String tier = RetryTopology.tierQueueName(BenchmarkSettings.FORWARDING_TIER);
-		if (this.broker.queueExists(tier)) {
-			this.broker.purge(tier);
+	void purgeForwardingTiers() {
+		purgeForwardingTiers(this.broker);
+	}
+
+	static void purgeForwardingTiers(BrokerOperations broker) {
+		for (QueueType type : QueueType.values()) {
+			String tier = RetryTopology.tierQueueName(BenchmarkSettings.forwardingTier(type));
+			if (broker.queueExists(tier)) {
+				broker.purge(tier);
+			}
 		}
 	}
 
 	@Override
 	public void close() {
-		List<RuntimeException> failures = new ArrayList<>();
-		for (RunningApplication application : this.applications.values()) {
+		List<AutoCloseable> closeables = new ArrayList<>(this.limitConsumers.values());
+		closeables.addAll(this.applications.values());
+		this.limitConsumers.clear();
+		this.applications.clear();
+		RuntimeException failure = null;
+		for (AutoCloseable closeable : closeables) {
 			try {
-				application.close();
+				closeable.close();
 			}
-			catch (RuntimeException ex) {
-				failures.add(ex);
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = (ex instanceof RuntimeException runtime) ? runtime : new IllegalStateException(ex);
+				}
 			}
 		}
-		this.applications.clear();
-		if (!failures.isEmpty()) {
-			throw failures.get(0);
+		if (failure != null) {
+			throw failure;
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.github.tieredretry.benchmarks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,7 +10,6 @@ import io.github.tieredretry.benchmarks.app.TopologyApplication;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
 import io.github.tieredretry.policy.TierLadder;
-import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;
@@ -34,31 +34,33 @@ final class TopologyBenchmark {
 		int listeners = run.settings().topologyListeners();
 		List<String> queues = IntStream.range(0, listeners).mapToObj((index) -> run.runId() + "-topology-" + index).toList();
 		queues.forEach(run.broker()::declareOwnQueue);
-		List<String> tiers = BenchmarkSettings.TOPOLOGY_TIERS.stream().map(TierLadder::nameOf).toList();
-		Verified tiered = start(run, "tiered", queues, tiers);
-		Verified perQueue = start(run, "per-queue", queues, tiers);
+		List<Duration> tierDurations = BenchmarkSettings.tiers(BenchmarkSettings.TOPOLOGY_TIERS,
+				BenchmarkSettings.DEFAULT_TIER_TYPE);
+		List<String> tiers = tierDurations.stream().map(TierLadder::nameOf).toList();
+		Verified tiered = start(run, "tiered", queues, tierDurations);
+		Verified perQueue = start(run, "per-queue", queues, tierDurations);
 		run.log("[topology] " + listeners + " listeners × " + tiers.size() + " tiers: tiered " + tiered.counts()
 				+ ", one set per queue " + perQueue.counts());
 		return new TopologyResult(listeners, tiers, tiered.counts(), perQueue.counts(),
 				tiered.verified() && perQueue.verified());
 	}
 
-	private static Verified start(RunContext run, String kind, List<String> queues, List<String> tiers) {
+	private static Verified start(RunContext run, String kind, List<String> queues, List<Duration> tiers) {
 		Map<String, String> properties = run.commonProperties("topology-" + kind);
 		properties.put("benchmarks.topology.kind", kind);
 		properties.put("benchmarks.topology.queues", String.join(",", queues));
-		properties.put("benchmarks.topology.tiers", String.join(",", tiers));
+		properties.put("benchmarks.topology.tiers", RunContext.names(tiers));
 		if ("tiered".equals(kind)) {
 			String parkingLot = run.runId() + "-topology-parking-lot";
 			properties.put("retry.enabled", "true");
-			properties.put("retry.tiers", String.join(",", tiers));
+			// Explicit, like every side: the counts must not depend on the starter's default.
+			properties.put("retry.queue-type", BenchmarkSettings.typeName(BenchmarkSettings.DEFAULT_TIER_TYPE));
+			properties.put("retry.tiers", RunContext.names(tiers));
 			properties.put("retry.parking-lot", parkingLot);
-			run.broker().noteSharedObjects(tiers.stream().map((tier) -> RetryTopology.TIER_QUEUE_PREFIX + tier).toList(),
-					List.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
-			run.broker().ownQueueDeclaredElsewhere(parkingLot);
+			run.noteRetryTopology(tiers, parkingLot);
 		}
 		else {
-			TopologyApplication.perQueueDeclarables(queues, BenchmarkSettings.TOPOLOGY_TIERS)
+			TopologyApplication.perQueueDeclarables(queues, tiers)
 				.forEach((declarable) -> run.broker().ownQueueDeclaredElsewhere(((Queue) declarable).getName()));
 		}
 		run.log("Starting application 'topology-" + kind + "' with " + queues.size() + " listeners");

@@ -51,10 +51,22 @@ class BenchmarkHarnessSmokeTests {
 				.allSatisfy((ratio) -> assertThat(ratio.ratios()).hasSize(settings.repeats())
 					.allSatisfy((value) -> assertThat(value).isPositive().isFinite()));
 		}
-		assertThat(results.failureStorm().ratios()).extracting(RatioSeries::target).containsExactly(0.9, 50.0);
+		assertThat(results.happyPath().sides()).extracting(SideSeries::label)
+			.containsExactly(HappyPathBenchmark.PLAIN, HappyPathBenchmark.RETRYABLE, HappyPathBenchmark.RETRYABLE_CLASSIC);
+		assertThat(results.failureStorm().sides()).extracting(SideSeries::label)
+			.containsExactly(FailureStormBenchmark.TIERED_NO_FAILURES, FailureStormBenchmark.TIERED_STORM,
+					FailureStormBenchmark.LIMIT_NO_FAILURES, FailureStormBenchmark.LIMIT_STORM,
+					FailureStormBenchmark.TIERED_CLASSIC_STORM, FailureStormBenchmark.LIMIT_CLASSIC_STORM,
+					FailureStormBenchmark.BLOCKING_STORM);
+		assertThat(results.failureStorm().ratios()).extracting(RatioSeries::target)
+			.containsExactly(0.95, 0.9, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN, 50.0);
+		assertThat(results.forwarding().sides()).extracting(SideSeries::label)
+			.containsExactly(ForwardingRateBenchmark.TIERED, ForwardingRateBenchmark.TIERED_CLASSIC,
+					ForwardingRateBenchmark.LIMIT, ForwardingRateBenchmark.RECOVERER, ForwardingRateBenchmark.RAW);
 
 		LatenessResult lateness = results.delayAccuracy();
 		assertThat(lateness.latenessMillis()).hasSize(settings.accuracyMessages());
+		assertThat(lateness.tier()).endsWith("(quorum)");
 
 		TopologyResult topology = results.topology();
 		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
@@ -77,7 +89,8 @@ class BenchmarkHarnessSmokeTests {
 		}
 		String report = Files.readString(this.output.resolve("benchmarks.md"));
 		assertThat(report).contains(MarkdownReport.START_MARKER, MarkdownReport.END_MARKER,
-				"| Benchmark | Ratio | min | median | max |", "![Lateness histogram](benchmarks/delay-lateness.png)");
+				"| Benchmark | Ratio | min | median | max |", "![Lateness histogram](benchmarks/delay-lateness.png)",
+				"| @RetryableListener ÷ limit side, storm, quorum tiers |", "| Tier queues | quorum (the default)");
 		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1);
 	}
 

@@ -52,10 +52,21 @@ public final class Workload {
 	 * @param message the message
 	 */
 	public void handle(Message message) {
+		MessageProperties properties = message.getMessageProperties();
+		handle(properties.getMessageId(), properties.getHeaders());
+	}
+
+	/**
+	 * Handle a delivery by its id and headers, as a consumer without Spring sees it.
+	 * @param messageId the message's id
+	 * @param headers its headers
+	 * @throws SimulatedFailure when the message's script says this attempt fails
+	 */
+	public void handle(@Nullable String messageId, Map<String, @Nullable Object> headers) {
 		if (this.workNanos > 0) {
 			LockSupport.parkNanos(this.workNanos);
 		}
-		this.round.handle(message);
+		this.round.handle(messageId, headers);
 	}
 
 	/**
@@ -120,17 +131,16 @@ public final class Workload {
 			this.lateness = recordLateness ? new long[successes] : null;
 		}
 
-		void handle(Message message) {
+		void handle(@Nullable String id, Map<String, @Nullable Object> headers) {
 			long now = System.nanoTime();
-			MessageProperties properties = message.getMessageProperties();
-			if (!this.id.equals(stringHeader(properties, MessagePublisher.ROUND_HEADER))) {
+			if (!this.id.equals(stringHeader(headers, MessagePublisher.ROUND_HEADER))) {
 				return;
 			}
 			if (this.firstDeliveryNanos.compareAndSet(0, now)) {
 				this.firstDelivery.countDown();
 			}
-			String messageId = String.valueOf(properties.getMessageId());
-			Object failing = properties.getHeaders().get(MessagePublisher.FAILING_ATTEMPTS_HEADER);
+			String messageId = String.valueOf(id);
+			Object failing = headers.get(MessagePublisher.FAILING_ATTEMPTS_HEADER);
 			int failingAttempts = (failing instanceof Number number) ? number.intValue() : 0;
 			if (failingAttempts > 0) {
 				int attempt = this.attempts.computeIfAbsent(messageId, (key) -> new AtomicInteger()).incrementAndGet();
@@ -138,7 +148,7 @@ public final class Workload {
 					throw new SimulatedFailure(messageId, attempt, failingAttempts);
 				}
 			}
-			if (this.lateness != null && properties.getHeaders().get(RetryHeaders.DUE) instanceof Number due) {
+			if (this.lateness != null && headers.get(RetryHeaders.DUE) instanceof Number due) {
 				int slot = this.latenessCount.getAndIncrement();
 				if (slot < this.lateness.length) {
 					this.lateness[slot] = System.currentTimeMillis() - due.longValue();
@@ -161,8 +171,9 @@ public final class Workload {
 			this.allForwarded.countDown();
 		}
 
-		private static @Nullable String stringHeader(MessageProperties properties, String name) {
-			Object value = properties.getHeaders().get(name);
+		private static @Nullable String stringHeader(Map<String, @Nullable Object> headers, String name) {
+			// Spring converts string headers to String, the plain client leaves them LongString: both print.
+			Object value = headers.get(name);
 			return (value != null) ? value.toString() : null;
 		}
 

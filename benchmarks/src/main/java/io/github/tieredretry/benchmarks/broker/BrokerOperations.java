@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeoutException;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 
@@ -102,6 +103,16 @@ public final class BrokerOperations implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Bind a queue to an exchange; the binding goes when the queue is deleted.
+	 * @param queue the queue
+	 * @param exchange the exchange
+	 * @param routingKey the binding key
+	 */
+	public void bind(String queue, String exchange, String routingKey) {
+		run((channel) -> channel.queueBind(queue, exchange, routingKey));
+	}
+
 	public void purge(String queue) {
 		run((channel) -> channel.queuePurge(queue));
 	}
@@ -136,7 +147,7 @@ public final class BrokerOperations implements AutoCloseable {
 		}
 		this.ownQueues.clear();
 		for (String queue : this.sharedQueuesCreated) {
-			if (!passive((channel) -> channel.queueDelete(queue, true, true))) {
+			if (!deleteIfUnusedAndEmpty(queue)) {
 				kept.add("queue " + queue + " (in use or not empty)");
 			}
 		}
@@ -148,6 +159,19 @@ public final class BrokerOperations implements AutoCloseable {
 		}
 		this.sharedExchangesCreated.clear();
 		return kept;
+	}
+
+	/**
+	 * Quorum queues refuse {@code queue.delete} with if-unused or if-empty: look first, then delete.
+	 */
+	private boolean deleteIfUnusedAndEmpty(String queue) {
+		return passive((channel) -> {
+			AMQP.Queue.DeclareOk state = channel.queueDeclarePassive(queue);
+			if (state.getConsumerCount() > 0 || state.getMessageCount() > 0) {
+				throw new IOException("in use or not empty");
+			}
+			return channel.queueDelete(queue);
+		});
 	}
 
 	/**

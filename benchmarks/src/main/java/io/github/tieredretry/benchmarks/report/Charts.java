@@ -82,8 +82,10 @@ public final class Charts {
 	 * @param logScale whether the y axis is logarithmic (for values orders of magnitude apart)
 	 */
 	public static void bars(Path file, String title, String unit, List<Bar> bars, boolean logScale) {
-		Canvas canvas = new Canvas(title);
-		Plot plot = new Plot(95, 60, WIDTH - 30, HEIGHT - 95);
+		// Wider with many bars, so that each label still fits under its bar.
+		int width = Math.max(WIDTH, 95 + 30 + 150 * bars.size());
+		Canvas canvas = new Canvas(title, width, HEIGHT);
+		Plot plot = new Plot(95, 60, width - 30, HEIGHT - 95);
 		double top = bars.stream().mapToDouble((bar) -> bar.summary().max()).max().orElse(1);
 		double bottom = logScale ? bars.stream().mapToDouble((bar) -> bar.summary().min()).min().orElse(1) : 0;
 		Axis axis = logScale ? Axis.log(bottom, top) : Axis.linear(0, top * 1.12);

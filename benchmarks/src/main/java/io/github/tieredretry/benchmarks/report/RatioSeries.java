@@ -31,6 +31,20 @@ public record RatioSeries(String label, List<Double> ratios, double target) {
 		return new RatioSeries(label, ratios, target);
 	}
 
+	/**
+	 * Ratios of two ratios, repeat by repeat: how two sides' own ratios compare, e.g. how much more one side
+	 * slows down in a storm than another.
+	 * @param label the ratio's label
+	 * @param numerator the numerator ratio
+	 * @param denominator the denominator ratio
+	 * @param target the smallest acceptable median ratio
+	 * @return the ratios
+	 */
+	public static RatioSeries of(String label, RatioSeries numerator, RatioSeries denominator, double target) {
+		return of(label, new SideSeries(numerator.label(), numerator.ratios()),
+				new SideSeries(denominator.label(), denominator.ratios()), target);
+	}
+
 	public Summary summary() {
 		return Summary.of(this.ratios);
 	}

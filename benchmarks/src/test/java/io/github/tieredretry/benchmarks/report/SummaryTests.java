@@ -52,6 +52,14 @@ class SummaryTests {
 	}
 
 	@Test
+	void ratiosOfRatiosArePairedRepeatByRepeat() {
+		RatioSeries numerator = new RatioSeries("a", List.of(0.8, 0.5), Double.NaN);
+		RatioSeries denominator = new RatioSeries("b", List.of(0.8, 0.625), Double.NaN);
+
+		assertThat(RatioSeries.of("a ÷ b", numerator, denominator, Double.NaN).ratios()).containsExactly(1.0, 0.8);
+	}
+
+	@Test
 	void aRatioWithoutTargetIsShownForInformation() {
 		RatioSeries ratio = new RatioSeries("info", List.of(0.5), Double.NaN);
 
