@@ -10,10 +10,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -52,8 +52,20 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 	private final PublisherBlockedState blockedState;
 
-	/** Publishes waiting for their confirm, at most one per cached channel. */
-	private final Semaphore inFlight;
+	/**
+	 * Publishes that may wait for their confirm at once: one per cached channel, so that a channel is taken
+	 * from the cache and given back to it, never opened and closed per publish.
+	 */
+	private final int channelSlots;
+
+	/** Channel slots in use; only touched on the publisher thread. */
+	private int slotsInUse;
+
+	/** Publishes waiting for a channel slot, in order; only touched on the publisher thread. */
+	private final Queue<Publication> waitingForSlot = new ArrayDeque<>();
+
+	/** Publishes started and not yet given their channel back, for {@link #close()}. */
+	private final AtomicInteger unsettled = new AtomicInteger();
 
 	/** Publishes held while the connection is blocked; guarded by {@code this}. */
 	private final Queue<Publication> held = new ArrayDeque<>();
@@ -73,8 +85,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		this.confirmTimeout = confirmTimeout;
 		this.executors = executors;
 		this.blockedState = blockedState;
-		this.inFlight = new Semaphore((connectionFactory instanceof CachingConnectionFactory caching)
-				? Math.max(1, caching.getChannelCacheSize()) : 25);
+		this.channelSlots = (connectionFactory instanceof CachingConnectionFactory caching)
+				? Math.max(1, caching.getChannelCacheSize()) : 25;
 		blockedState.addListener(this);
 	}
 
@@ -175,55 +187,42 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		release.forEach(this::submit);
 	}
 
-	/** On the publisher thread. */
+	/** On the publisher thread: publish now if a channel slot is free, else wait in line for one. */
 	private void start(Publication publication) {
-		if (!acquireChannelSlot(publication)) {
+		if (this.closed) {
+			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
 			return;
 		}
+		if (this.slotsInUse >= this.channelSlots) {
+			// Every slot's publish is settled within the confirm timeout (or waits out a resource alarm).
+			this.waitingForSlot.add(publication);
+			return;
+		}
+		if (this.blockedState.isBlocked()) {
+			submit(publication);
+			return;
+		}
+		this.slotsInUse++;
+		this.unsettled.incrementAndGet();
 		Channel channel;
 		try {
 			channel = this.connectionFactory.createConnection().createChannel(false);
 		}
 		catch (RuntimeException ex) {
-			this.inFlight.release();
 			publication.fail(errorKind(ex), "no channel: " + ex.getMessage(), ex);
+			freeSlot();
 			return;
 		}
 		publication.publishOn(channel);
 	}
 
-	/**
-	 * Wait, on the publisher thread, until fewer publishes wait for their confirm than there are cached
-	 * channels. A publish that cannot start within the confirm timeout fails like one never confirmed.
-	 * @return whether the publish may start; if not, it has been held or failed
-	 */
-	private boolean acquireChannelSlot(Publication publication) {
-		long deadline = System.nanoTime() + this.confirmTimeout.toNanos();
-		try {
-			while (!this.inFlight.tryAcquire(50, TimeUnit.MILLISECONDS)) {
-				if (this.closed) {
-					publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
-					return false;
-				}
-				if (this.blockedState.isBlocked()) {
-					// Slots come back only when the alarm clears: hold it with the others.
-					submit(publication);
-					return false;
-				}
-				if (System.nanoTime() - deadline > 0) {
-					publication.fail(ForwardFailedException.Kind.TIMEOUT,
-							"too many publishes waiting for their confirm; none finished within "
-									+ this.confirmTimeout.toMillis() + " ms",
-							null);
-					return false;
-				}
-			}
-			return true;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "interrupted", ex);
-			return false;
+	/** On the publisher thread, once a publish's channel is back in the cache (or closed). */
+	private void freeSlot() {
+		this.slotsInUse--;
+		this.unsettled.decrementAndGet();
+		Publication next = this.waitingForSlot.poll();
+		if (next != null) {
+			start(next);
 		}
 	}
 
@@ -241,15 +240,15 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 		release.forEach((publication) -> publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR,
 				"the application is stopping", null));
-		int permits = (this.connectionFactory instanceof CachingConnectionFactory caching)
-				? Math.max(1, caching.getChannelCacheSize()) : 25;
-		try {
-			if (this.inFlight.tryAcquire(permits, this.confirmTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-				this.inFlight.release(permits);
+		long deadline = System.nanoTime() + this.confirmTimeout.toNanos();
+		while (this.unsettled.get() > 0 && System.nanoTime() - deadline < 0) {
+			try {
+				Thread.sleep(10);
 			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
 		}
 	}
 
@@ -407,7 +406,6 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 						&& real.isOpen();
 				giveBack(cached, reusable);
 			}
-			ConfirmedPublisher.this.inFlight.release();
 			if (failure == null) {
 				this.result.complete(null);
 			}
@@ -423,17 +421,31 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * Give a channel back to the cache (on the publisher thread: no broker round trip) or close it for good
-	 * (on the maintenance thread: a close waits for the broker's reply).
+	 * Give a channel back to the cache (no broker round trip) or close it for good (on the maintenance thread:
+	 * a close waits for the broker's reply), then free its slot; on the publisher thread, so that the next
+	 * publish finds the channel in the cache.
 	 */
 	private void giveBack(Channel channel, boolean reusable) {
 		try {
-			if (reusable) {
-				this.executors.publisher().execute(() -> RealChannels.release(channel));
-			}
-			else {
-				this.executors.maintenance().execute(() -> RealChannels.closeForGood(channel));
-			}
+			this.executors.publisher().execute(() -> {
+				if (reusable) {
+					RealChannels.release(channel);
+				}
+				else {
+					closeForGoodLater(channel);
+				}
+				freeSlot();
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: the connection closes with the application.
+			this.unsettled.decrementAndGet();
+		}
+	}
+
+	private void closeForGoodLater(Channel channel) {
+		try {
+			this.executors.maintenance().execute(() -> RealChannels.closeForGood(channel));
 		}
 		catch (RejectedExecutionException ex) {
 			// Shutting down: the connection closes with the application.

@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.LongString;
 import com.rabbitmq.client.impl.AMQContentHeader;
 import io.github.tieredretry.headers.HeaderChanges;
 import io.github.tieredretry.headers.RetryHeaders;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The AMQP properties of a forwarded message: exactly the received ones, except that the message is
@@ -117,7 +120,10 @@ public final class ForwardedProperties {
 	 * @return the properties, shortened if needed
 	 */
 	public static AMQP.BasicProperties fitToFrame(AMQP.BasicProperties properties, long bodySize, int frameMax) {
-		if (frameMax <= 0 || properties.getHeaders() == null || frameSize(properties, bodySize) <= frameMax) {
+		if (frameMax <= 0 || properties.getHeaders() == null
+				|| (roughSize(properties) <= frameMax / 2 || frameSize(properties, bodySize) <= frameMax)) {
+			// Serialising the header only to measure it costs as much as publishing it: measure only the rare
+			// header that may be near the limit.
 			return properties;
 		}
 		Map<String, Object> headers = new LinkedHashMap<>(properties.getHeaders());
@@ -133,6 +139,45 @@ public final class ForwardedProperties {
 			fitted = properties.builder().headers(headers).build();
 		}
 		return fitted;
+	}
+
+	/**
+	 * An upper bound of the content header's size, without serialising it: every character counted as 4 bytes
+	 * (UTF-8 needs at most that), plus room for the field table's type tags and lengths.
+	 */
+	static long roughSize(AMQP.BasicProperties properties) {
+		long size = 256;
+		for (String text : new String[] { properties.getContentType(), properties.getContentEncoding(),
+				properties.getCorrelationId(), properties.getReplyTo(), properties.getExpiration(),
+				properties.getMessageId(), properties.getType(), properties.getUserId(), properties.getAppId(),
+				properties.getClusterId() }) {
+			size += (text != null) ? 4L * text.length() : 0;
+		}
+		return size + roughSize(properties.getHeaders());
+	}
+
+	private static long roughSize(@Nullable Object value) {
+		if (value instanceof Map<?, ?> map) {
+			long size = 8;
+			for (Map.Entry<?, ?> entry : map.entrySet()) {
+				size += 16 + roughSize(entry.getKey()) + roughSize(entry.getValue());
+			}
+			return size;
+		}
+		if (value instanceof List<?> list) {
+			long size = 8;
+			for (Object element : list) {
+				size += 16 + roughSize(element);
+			}
+			return size;
+		}
+		if (value instanceof byte[] bytes) {
+			return 16 + bytes.length;
+		}
+		if (value instanceof LongString longString) {
+			return 16 + longString.length();
+		}
+		return 16 + ((value != null) ? 4L * value.toString().length() : 0);
 	}
 
 	private static int frameSize(AMQP.BasicProperties properties, long bodySize) {

@@ -7,6 +7,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
@@ -30,8 +31,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RetryExecutors implements AutoCloseable {
 
-	private final ScheduledExecutorService timer = Executors
-		.newSingleThreadScheduledExecutor(daemonThread("tiered-retry-timer"));
+	private final ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1,
+			daemonThread("tiered-retry-timer"));
 
 	private final ExecutorService publisher = Executors.newSingleThreadExecutor(daemonThread("tiered-retry-publisher"));
 
@@ -41,6 +42,11 @@ public final class RetryExecutors implements AutoCloseable {
 
 	private final ScheduledExecutorService maintenance = Executors
 		.newSingleThreadScheduledExecutor(daemonThread("tiered-retry-maintenance"));
+
+	public RetryExecutors() {
+		// Every forward schedules its confirm timeout and almost always cancels it: do not keep cancelled ones.
+		this.timer.setRemoveOnCancelPolicy(true);
+	}
 
 	private static ThreadFactory daemonThread(String name) {
 		return (task) -> {

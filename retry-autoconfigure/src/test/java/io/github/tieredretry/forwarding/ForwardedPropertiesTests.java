@@ -180,4 +180,33 @@ class ForwardedPropertiesTests {
 			.containsEntry(RetryHeaders.ORIGINAL_USER_ID, "first");
 	}
 
+	@Test
+	void roughSizeIsNeverBelowTheSerialisedHeaderSoThatNoHeaderNearTheFrameLimitGoesUnmeasured() throws Exception {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put("ascii", "x".repeat(1000));
+		headers.put("multibyte", "\u00e9\u4e2d\ud83d\ude00".repeat(300));
+		headers.put("number", 12345678901L);
+		headers.put("list", List.of("a", "\u4e2d".repeat(50), 1, List.of("nested", Map.of("k", "v"))));
+		headers.put("table", Map.of("inner", "\u00e9".repeat(100)));
+		headers.put("bytes", new byte[500]);
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId("\u4e2d".repeat(40))
+			.contentType("application/json")
+			.headers(headers)
+			.build();
+		int serialised = ((com.rabbitmq.client.impl.AMQContentHeader) properties).toFrame(0, 10).size();
+		assertThat(ForwardedProperties.roughSize(properties)).isGreaterThanOrEqualTo(serialised);
+	}
+
+	@Test
+	void ccAndBccAreDroppedAndTheOriginalCcKept() {
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()
+			.headers(Map.of("CC", List.of("audit"), "BCC", List.of("secret"), "tenant", "acme"))
+			.build();
+		AMQP.BasicProperties publishable = ForwardedProperties.withoutExtraRoutingKeys(properties);
+		assertThat(publishable.getHeaders()).doesNotContainKeys("CC", "BCC")
+			.containsEntry("tenant", "acme")
+			.containsEntry("retry-original-cc", List.of("audit"));
+		assertThat(ForwardedProperties.withoutExtraRoutingKeys(publishable)).isSameAs(publishable);
+	}
+
 }
