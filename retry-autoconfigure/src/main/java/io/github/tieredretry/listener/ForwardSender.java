@@ -22,7 +22,8 @@ import io.github.tieredretry.forwarding.RetryExecutors;
  * While RabbitMQ blocks publishing (a resource alarm), forwards are held by the publisher until the alarm
  * clears, and their originals stay unacked in the consumer. Each consumer holds at most {@code holdLimit}
  * of them (half its prefetch), so that it keeps room for healthy messages; further failed messages go back
- * to their queue after a pause, without a forward attempt, and are tried again.
+ * to their queue without a forward attempt and are tried again: at once the first time, after a pause when
+ * they come back and fail again.
  */
 final class ForwardSender {
 
@@ -92,9 +93,17 @@ final class ForwardSender {
 		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
 		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked()) {
 			release(consumer, held);
-			long pauseMillis = this.blockedRequeuePause.toMillis();
+			// Back to its queue and tried again: at once the first time (a transient failure then succeeds
+			// without waiting for the alarm), after a pause when it comes back failing (no hot loop).
+			boolean triedAgainAlready = Boolean.TRUE.equals(forward.message().getMessageProperties().getRedelivered());
+			long pauseMillis = triedAgainAlready ? this.blockedRequeuePause.toMillis() : 0;
 			this.notifications.heldBack(forward, pauseMillis);
-			requeueLater(acknowledgement, pauseMillis);
+			if (pauseMillis == 0) {
+				acknowledgement.requeue();
+			}
+			else {
+				requeueLater(acknowledgement, pauseMillis);
+			}
 			return;
 		}
 		CompletableFuture<Void> publish;

@@ -18,13 +18,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
  * A RabbitMQ node of the harness's own, started from the locally installed {@code rabbitmq-server} as
  * the current user, with everything it writes under the build directory:
  * <ul>
- * <li>its own node name ({@code tiered-retry-harness-<pid>@localhost}), AMQP port and distribution port
+ * <li>its own node name ({@code tiered-retry-harness-<pid>-<n>@localhost}), AMQP port and distribution port
  * (both free ports picked at start), so it can run next to a developer's broker on 5672, and next to
  * another build's harness node;</li>
  * <li>its own configuration, plugins, Mnesia, log and pid files, Erlang cookie ({@code HOME}) and an
@@ -38,6 +39,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	static final String NODE_PREFIX = "tiered-retry-harness-";
 
 	private static final String USER = "guest";
+
+	private static final AtomicInteger STARTED = new AtomicInteger();
 
 	/** Where distributions install the scripts, most specific first (the Debian wrapper in /usr/sbin last). */
 	private static final List<String> SCRIPT_DIRECTORIES = List.of("/usr/lib/rabbitmq/bin", "/usr/local/sbin",
@@ -97,7 +100,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * @return the running node
 	 */
 	public static LocalRabbitNode start(Path scripts, Path workDirectory) {
-		String shortName = NODE_PREFIX + ProcessHandle.current().pid();
+		// Unique per start: one JVM may run several harness nodes (the conditions tests' and the fault run's).
+		String shortName = NODE_PREFIX + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet();
 		String node = shortName + "@localhost";
 		Path base = workDirectory.resolve(shortName).toAbsolutePath();
 		int amqpPort = freePort();
