@@ -13,6 +13,7 @@ import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.listener.RetryableListenerVerifier;
+import io.github.tieredretry.listener.RetryShutdown;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
@@ -36,6 +37,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.io.ResourceLoader;
@@ -172,6 +174,11 @@ public final class TieredRetryAutoConfiguration {
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
 				events, registry, Clock.systemUTC());
+	}
+
+	@Bean
+	RetryShutdown retryShutdown(ApplicationContext context, RetryableListenerInstaller installer) {
+		return new RetryShutdown(context, installer);
 	}
 
 	@Bean

@@ -227,19 +227,29 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
+	 * Fail the publishes held while the broker blocks the connection (the application stops): their callers
+	 * put their originals back now rather than leaving them to closing channels.
+	 */
+	public void releaseHeld() {
+		List<Publication> release;
+		synchronized (this) {
+			release = new ArrayList<>(this.held);
+			this.held.clear();
+		}
+		release.forEach((publication) -> publication.fail(ForwardFailedException.Kind.BLOCKED,
+				"the application is stopping while RabbitMQ blocks publishing", null));
+	}
+
+	/**
 	 * Stop publishing: held publishes fail (their originals go back to their queue), publishes waiting for
 	 * their confirm get up to the confirm timeout to be settled.
 	 */
 	@Override
 	public void close() {
-		List<Publication> release;
 		synchronized (this) {
 			this.closed = true;
-			release = new ArrayList<>(this.held);
-			this.held.clear();
 		}
-		release.forEach((publication) -> publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR,
-				"the application is stopping", null));
+		releaseHeld();
 		long deadline = System.nanoTime() + this.confirmTimeout.toNanos();
 		while (this.unsettled.get() > 0 && System.nanoTime() - deadline < 0) {
 			try {

@@ -83,6 +83,14 @@ public final class MessageForwarder {
 		return this.publisher.isBlocked();
 	}
 
+	/**
+	 * Give up the forwards held while the broker blocks publishing: they fail now (the application stops), so
+	 * that their originals go back to their queues.
+	 */
+	public void releaseHeld() {
+		this.publisher.releaseHeld();
+	}
+
 	private CompletableFuture<Void> publishHealing(String exchange, String routingKey, AMQP.BasicProperties properties,
 			byte[] body) {
 		return this.publisher.publish(exchange, routingKey, properties, body).exceptionallyCompose((failure) -> {

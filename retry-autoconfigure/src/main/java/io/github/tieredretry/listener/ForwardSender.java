@@ -42,6 +42,8 @@ final class ForwardSender {
 
 	private final int holdLimit;
 
+	private final PendingRequeues pendingRequeues;
+
 	/**
 	 * One pause per forward target: a parking lot that cannot be reached must keep slowing its forwards
 	 * down even while forwards to the tiers succeed.
@@ -60,15 +62,18 @@ final class ForwardSender {
 	 * @param blockedRequeuePause how long a message held back while the broker blocks publishing waits before
 	 * it goes back to its queue
 	 * @param holdLimit how many failed messages one consumer holds while the broker blocks publishing
+	 * @param pendingRequeues where messages wait for their pause to end before they go back
 	 */
 	ForwardSender(MessageForwarder forwarder, RetryExecutors executors, RetryNotifications notifications,
-			Supplier<ForwardFailurePause> pauseFactory, Duration blockedRequeuePause, int holdLimit) {
+			Supplier<ForwardFailurePause> pauseFactory, Duration blockedRequeuePause, int holdLimit,
+			PendingRequeues pendingRequeues) {
 		this.forwarder = forwarder;
 		this.executors = executors;
 		this.notifications = notifications;
 		this.pauseFactory = pauseFactory;
 		this.blockedRequeuePause = blockedRequeuePause;
 		this.holdLimit = Math.max(1, holdLimit);
+		this.pendingRequeues = pendingRequeues;
 	}
 
 	ForwardFailurePause pause(String target) {
@@ -162,13 +167,7 @@ final class ForwardSender {
 	 * @param delayMillis the pause
 	 */
 	void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
-		try {
-			this.executors.schedule(acknowledgement::requeue, Duration.ofMillis(delayMillis), this.executors.acks());
-		}
-		catch (RejectedExecutionException ex) {
-			// Shutting down: give the message back now.
-			acknowledgement.requeue();
-		}
+		this.pendingRequeues.requeueLater(acknowledgement, delayMillis);
 	}
 
 }

@@ -22,10 +22,11 @@ import io.github.tieredretry.headers.FailureHeaderSettings;
  * @param headerSettings how failures are described in headers
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
+ * @param pendingRequeues messages that go back to their queue after a pause
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
-		String parkingLot, RetryEventPublisher events) {
+		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

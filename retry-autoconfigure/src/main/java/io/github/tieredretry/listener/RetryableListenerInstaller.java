@@ -81,7 +81,7 @@ public final class RetryableListenerInstaller {
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
-				failureMaxPause, headerSettings, topology.parkingLot(), events);
+				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors));
 		this.registry = registry;
 	}
 
@@ -115,7 +115,8 @@ public final class RetryableListenerInstaller {
 		}
 		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), this.runtime.events());
 		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
-				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer));
+				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
+				this.runtime.pendingRequeues());
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
 				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
@@ -136,6 +137,16 @@ public final class RetryableListenerInstaller {
 	 * How many failed messages one consumer holds while the broker blocks publishing: half its prefetch, so
 	 * that the other half keeps healthy messages flowing.
 	 */
+	/**
+	 * The application stops: messages waiting for a pause to end go back to their queue now, and forwards held
+	 * while the broker blocks publishing give up, so that their originals go back too, with {@code basic.nack},
+	 * before the listener containers close their channels.
+	 */
+	public void stopping() {
+		this.runtime.pendingRequeues().requeueAllNow();
+		this.runtime.forwarder().releaseHeld();
+	}
+
 	private static int holdLimit(AbstractMessageListenerContainer container) {
 		Object prefetch = new DirectFieldAccessor(container).getPropertyValue("prefetchCount");
 		int count = (prefetch instanceof Integer value && value > 0) ? value

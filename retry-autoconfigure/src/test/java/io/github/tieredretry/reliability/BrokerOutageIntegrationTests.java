@@ -159,6 +159,34 @@ class BrokerOutageIntegrationTests {
 	}
 
 	@Test
+	void messagesWaitingForTheirPauseGoBackWithANackWhenTheApplicationStops() {
+		Map<String, Object> properties = properties();
+		properties.put("retry.publish.failure-initial-pause", "8s");
+		properties.put("retry.publish.failure-max-pause", "8s");
+		// One message per consumer: each fails before any consumer pauses for the first failed forward.
+		properties.put("test.concurrency", 5);
+		properties.put("spring.rabbitmq.listener.simple.prefetch", 1);
+		List<String> ids = new ArrayList<>();
+		ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties);
+		OutboundFrames frames = app.frames();
+		try {
+			this.publisherProxy.cut();
+			for (int i = 0; i < 5; i++) {
+				ids.add(publish(WORK, "fail-once"));
+			}
+			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 5);
+		}
+		finally {
+			app.close();
+		}
+		// Not left to the closing channel (which RabbitMQ 4.3 counts as a failed delivery): nacked first.
+		assertThat(frames.requeueingNacks()).isGreaterThanOrEqualTo(5);
+		assertThat(frames.rejects()).isZero();
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.broker.count(WORK) == 5);
+		this.broker.purge(WORK);
+	}
+
+	@Test
 	void retryStormThroughABrokerOutageRecoversWhenTheBrokerComesBack() {
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
 			List<String> ids = new ArrayList<>();
