@@ -3,11 +3,13 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Clock;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.breaker.ListenerBreakers;
 import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.forwarding.RetryExecutors;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerInstaller;
@@ -40,6 +42,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ResourceLoader;
 
 /**
@@ -169,11 +172,24 @@ public final class TieredRetryAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
-			RetryEventPublisher events, RetryableListenerRegistry registry) {
+			RetryEventPublisher events, RetryableListenerRegistry registry, ObjectProvider<ListenerGates> gates) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, Clock.systemUTC());
+				events, registry, gates.getIfAvailable(() -> ListenerGates.NONE), Clock.systemUTC());
+	}
+
+	/** Circuit breakers per listener, when Resilience4j is on the class path. */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.github.resilience4j.circuitbreaker.CircuitBreaker")
+	static class BreakerConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ListenerBreakers retryListenerBreakers(RetryEventPublisher events) {
+			return new ListenerBreakers(Clock.systemUTC(), events::publish);
+		}
+
 	}
 
 	@Bean

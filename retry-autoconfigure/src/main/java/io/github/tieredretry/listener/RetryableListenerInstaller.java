@@ -13,6 +13,7 @@ import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.TierLadder;
@@ -60,6 +61,8 @@ public final class RetryableListenerInstaller {
 
 	private final RetryableListenerRegistry registry;
 
+	private final ListenerGates gates;
+
 	/**
 	 * Create the installer.
 	 * @param policies resolves listener policies
@@ -71,18 +74,20 @@ public final class RetryableListenerInstaller {
 	 * @param headerSettings how failures are described in headers
 	 * @param events where retry events are published
 	 * @param registry records the listeners retries were applied to
+	 * @param gates creates each listener's circuit breaker, if it has one
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
-			Clock clock) {
+			ListenerGates gates, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
 				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors));
 		this.registry = registry;
+		this.gates = gates;
 	}
 
 	/**
@@ -117,13 +122,14 @@ public final class RetryableListenerInstaller {
 		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
 				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
 				this.runtime.pendingRequeues());
+		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
+		ListenerGate gate = this.gates.gateFor(listener, queues, BreakerSettings.DISABLED);
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
-				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications));
+				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
 		listenerContainer.setDeBatchingEnabled(false);
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
-		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		queues.forEach(this.topology::registerWorkQueue);
 		this.registry.applied(new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
 				annotation.policy().trim(), policy, beanClass, method), listenerContainer);
@@ -143,6 +149,7 @@ public final class RetryableListenerInstaller {
 	 * before the listener containers close their channels.
 	 */
 	public void stopping() {
+		this.gates.stopping();
 		this.runtime.pendingRequeues().requeueAllNow();
 		this.runtime.forwarder().releaseHeld();
 	}

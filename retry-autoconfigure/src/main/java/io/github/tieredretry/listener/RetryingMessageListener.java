@@ -63,14 +63,17 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final RetryNotifications notifications;
 
+	private final ListenerGate gate;
+
 	RetryingMessageListener(MessageListener delegate, String listenerName, RetryDecider decider,
-			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications) {
+			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate) {
 		this.delegate = delegate;
 		this.listenerName = listenerName;
 		this.decider = decider;
 		this.runtime = runtime;
 		this.sender = sender;
 		this.notifications = notifications;
+		this.gate = gate;
 	}
 
 	@Override
@@ -123,7 +126,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		if (properties.getHeaders().containsKey(BATCH_FORMAT_HEADER)) {
 			// A producer-side batch shares one delivery between its messages, so one of them could not be
 			// retried or parked on its own: the batch is parked whole, untouched.
-			handleFailure(delivery, new ProducerBatchNotSupportedException(), acknowledgement);
+			handleFailure(delivery, new ProducerBatchNotSupportedException(), false, acknowledgement);
 			return;
 		}
 		Instant now = this.runtime.clock().instant();
@@ -134,15 +137,38 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					HeaderChanges.forHop(hopTier)), acknowledgement);
 			return;
 		}
-		Throwable failure = invoke(message, channel, state);
+		// While the listener's circuit breaker is open its consumers wait here, holding this message.
+		if (!this.gate.awaitPassage()) {
+			acknowledgement.requeue();
+			return;
+		}
+		long started = System.nanoTime();
+		Throwable failure;
+		try {
+			failure = invoke(message, channel, state);
+		}
+		catch (Throwable ex) {
+			this.gate.ignored();
+			throw ex;
+		}
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
 		if (failure == null) {
+			this.gate.succeeded(took);
 			acknowledgement.ack();
 			if (state.isRetry()) {
 				this.notifications.recovered(message, queue, state, this.runtime.clock().instant());
 			}
 			return;
 		}
-		handleFailure(delivery, failure, acknowledgement);
+		boolean retryable = isRetryable(failure);
+		if (retryable) {
+			this.gate.failed(took, failure);
+		}
+		else {
+			// A message no retry fixes says nothing about the listener's downstream.
+			this.gate.ignored();
+		}
+		handleFailure(delivery, failure, retryable, acknowledgement);
 	}
 
 	/**
@@ -198,11 +224,12 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		}
 	}
 
-	private void handleFailure(Delivery delivery, Throwable failure, Acknowledgement acknowledgement) {
+	private void handleFailure(Delivery delivery, Throwable failure, boolean retryable,
+			Acknowledgement acknowledgement) {
 		Throwable cause = ListenerFailures.unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
-		FailureDecision decision = this.decider.afterFailure(delivery.state(), isRetryable(failure), now);
+		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now);
 		Forward forward;
 		if (decision instanceof FailureDecision.Retry retry) {
 			forward = delivery.forward(new Forward.Retry(retry, details), Forward.tierQueue(retry.tier()),

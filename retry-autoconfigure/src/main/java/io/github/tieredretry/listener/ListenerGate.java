@@ -1,0 +1,58 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+
+/**
+ * Lets a retryable listener's messages through to the listener, or holds its consumers back while the
+ * listener's failures say that its downstream is down (a circuit breaker). Told the outcome of every
+ * message it let through.
+ */
+public interface ListenerGate {
+
+	/** A gate that always lets messages through and ignores outcomes. */
+	ListenerGate ALWAYS_OPEN = new ListenerGate() {
+
+		@Override
+		public boolean awaitPassage() {
+			return true;
+		}
+
+		@Override
+		public void succeeded(Duration took) {
+		}
+
+		@Override
+		public void failed(Duration took, Throwable failure) {
+		}
+
+		@Override
+		public void ignored() {
+		}
+
+	};
+
+	/**
+	 * Called on the consumer thread before the listener is invoked; waits while the gate is closed to this
+	 * listener. The message in hand stays unacknowledged meanwhile, and the consumer takes no other.
+	 * @return {@code true} to invoke the listener, {@code false} when the application stops meanwhile (the
+	 * message must then go back to its queue)
+	 */
+	boolean awaitPassage();
+
+	/**
+	 * The listener returned normally.
+	 * @param took how long it ran
+	 */
+	void succeeded(Duration took);
+
+	/**
+	 * The listener failed in a way a retry may fix (a sign that its downstream is in trouble).
+	 * @param took how long it ran
+	 * @param failure what it threw
+	 */
+	void failed(Duration took, Throwable failure);
+
+	/** The listener failed in a way no retry fixes (a bad message): not held against its downstream. */
+	void ignored();
+
+}
