@@ -50,8 +50,9 @@ public class RetryProperties {
 	private final Policy defaults = new Policy();
 
 	/**
-	 * Named retry policies, selected with @RetryableListener(policy = "name"). Fields left unset come
-	 * from retry.defaults.
+	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has the keys of
+	 * retry.defaults (max-retries, delays, initial-interval, multiplier, max-interval, immediate-retries,
+	 * timeout, retry-on, no-retry-on); keys left unset come from retry.defaults.
 	 */
 	private final Map<String, Policy> policies = new LinkedHashMap<>();
 
@@ -121,45 +122,46 @@ public class RetryProperties {
 
 	/**
 	 * One retry policy. Unset fields inherit: a named policy from retry.defaults, retry.defaults from the
-	 * built-in values.
+	 * built-in values ({@code PolicyLayer.BUILT_IN}, shown as the defaults of the retry.defaults.* keys).
 	 */
 	public static class Policy {
 
 		/**
-		 * Retries after the first attempt. Built-in default: 5.
+		 * Retries after the first attempt (Spring Boot's listener retry counts the same way since 4.1:
+		 * max-retries 3 there is max-retries 3 here).
 		 */
 		private @Nullable Integer maxRetries;
 
 		/**
 		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s, 1h'. Overrides the
-		 * exponential back-off. Built-in default: empty, meaning exponential back-off.
+		 * exponential back-off.
 		 */
 		private List<Duration> delays = new ArrayList<>();
 
 		/**
-		 * Exponential back-off: delay before the first retry. Built-in default: 1s.
+		 * Exponential back-off: delay before the first retry.
 		 */
 		private @Nullable Duration initialInterval;
 
 		/**
-		 * Exponential back-off: factor between consecutive delays, at least 1.0. Built-in default: 2.0.
+		 * Exponential back-off: factor between consecutive delays, at least 1.0.
 		 */
 		private @Nullable Double multiplier;
 
 		/**
-		 * Exponential back-off: longest delay. Built-in default: 1h.
+		 * Exponential back-off: longest delay.
 		 */
 		private @Nullable Duration maxInterval;
 
 		/**
 		 * In-place retries, without delay, before the first tiered retry (they block the consumer thread
-		 * briefly, so keep them few). Built-in default: 0.
+		 * briefly, so keep them few).
 		 */
 		private @Nullable Integer immediateRetries;
 
 		/**
 		 * No retry is scheduled to fall due later than the first failure plus this; the message is parked
-		 * with reason 'timeout' instead. Built-in default: none.
+		 * with reason 'timeout' instead.
 		 */
 		private @Nullable Duration timeout;
 

@@ -9,6 +9,7 @@ import java.util.TreeSet;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
 import io.github.tieredretry.policy.RetryPolicyResolver;
 
@@ -81,21 +82,25 @@ public final class ListenerPolicies {
 	}
 
 	private static PolicyLayer layerOf(RetryableListener annotation, String listener) {
-		Integer maxRetries = null;
-		if (annotation.maxRetries() != -1) {
-			if (annotation.maxRetries() < 0) {
-				throw new RetryableListenerConfigurationException(listener,
-						"maxRetries = " + annotation.maxRetries() + " is negative",
-						"Use 0 or more retries, or -1 to take the value from the policy.");
-			}
-			maxRetries = annotation.maxRetries();
-		}
+		// -1, the attribute's default, means "from the policy".
+		Integer maxRetries = (annotation.maxRetries() != -1) ? annotation.maxRetries() : null;
 		List<Duration> delays = new ArrayList<>();
 		for (String delay : annotation.delays()) {
 			delays.add(parseDelay(delay, listener));
 		}
-		return new PolicyLayer(maxRetries, delays, null, null, null, null, null,
+		PolicyLayer layer = new PolicyLayer(maxRetries, delays, null, null, null, null, null,
 				Arrays.asList(annotation.retryOn()), Arrays.asList(annotation.noRetryOn()));
+		InvalidPolicyValue invalid = layer.invalidValue();
+		if (invalid != null && "max-retries".equals(invalid.field())) {
+			throw new RetryableListenerConfigurationException(listener,
+					"maxRetries = " + invalid.valueText() + " is not usable",
+					invalid.fix() + " Or -1 (the default) to take the value from the policy.");
+		}
+		if (invalid != null) {
+			throw new RetryableListenerConfigurationException(listener,
+					"delay \"" + invalid.valueText() + "\" is not usable", invalid.fix());
+		}
+		return layer;
 	}
 
 	private static Duration parseDelay(String delay, String listener) {
@@ -103,18 +108,13 @@ public final class ListenerPolicies {
 		if (delay == null || delay.isBlank()) {
 			throw new RetryableListenerConfigurationException(listener, "delays contains an empty value", fix);
 		}
-		Duration parsed;
 		try {
-			parsed = DurationStyle.detectAndParse(delay.trim());
+			return DurationStyle.detectAndParse(delay.trim());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RetryableListenerConfigurationException(listener,
 					"delay \"" + delay + "\" is not a duration", fix);
 		}
-		if (parsed.isNegative()) {
-			throw new RetryableListenerConfigurationException(listener, "delay \"" + delay + "\" is negative", fix);
-		}
-		return parsed;
 	}
 
 }

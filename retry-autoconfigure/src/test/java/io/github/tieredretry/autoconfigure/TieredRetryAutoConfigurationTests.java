@@ -470,7 +470,7 @@ class TieredRetryAutoConfigurationTests {
 				Arguments.of("retry.defaults.timeout=0s", "retry.defaults.timeout", "Use a positive duration"),
 				Arguments.of("retry.policies.payments.timeout=-5m", "retry.policies.payments.timeout",
 						"Use a positive duration"),
-				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays", "zero or positive durations"),
+				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays", "'-1s' is not usable. Use delays of zero or more"),
 				Arguments.of("retry.defaults.retry-on=com.example.NoSuchException", "retry.defaults.retry-on",
 						"No class 'com.example.NoSuchException' on the classpath"),
 				Arguments.of("retry.policies.payments.no-retry-on=com.example.Missing",
@@ -500,6 +500,30 @@ class TieredRetryAutoConfigurationTests {
 						"at most 100 years"));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("durationsAsWritten")
+	void invalidDurationIsShownAsTheUserWroteIt(String[] assignments, String property, String shown) {
+		this.contextRunner.withPropertyValues(assignments).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property " + property + " with value '" + shown + "' is invalid")
+				.hasMessageNotContaining("PT");
+		});
+	}
+
+	static Stream<Arguments> durationsAsWritten() {
+		return Stream.of(Arguments.of(new String[] { "retry.defaults.timeout=0s" }, "retry.defaults.timeout", "0s"),
+				Arguments.of(new String[] { "retry.policies.payments.initial-interval=-1500ms" },
+						"retry.policies.payments.initial-interval", "-1500ms"),
+				Arguments.of(new String[] { "retry.defaults.delays[0]=10s", "retry.defaults.delays[1]=-2m" },
+						"retry.defaults.delays", "[10s, -2m]"),
+				Arguments.of(new String[] { "retry.tiers[0]=5s", "retry.tiers[1]=1s" }, "retry.tiers", "[5s, 1s]"),
+				Arguments.of(new String[] { "retry.publish.confirm-timeout=0ms" }, "retry.publish.confirm-timeout",
+						"0s"));
+	}
+
 	@Test
 	void unknownQueueTypeFailsStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("retry.queue-type=stream")
@@ -524,13 +548,13 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void negativeDelayFailsStartupNamingTheListenerAndTheDelay() {
 		this.contextRunner.withUserConfiguration(NegativeDelayListener.class)
-			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is negative"));
+			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable", "Use delays of zero or more"));
 	}
 
 	@Test
 	void negativeMaxRetriesFailsStartupNamingTheListenerAndTheValue() {
 		this.contextRunner.withUserConfiguration(NegativeMaxRetriesListener.class)
-			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is negative"));
+			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is not usable", "Or -1 (the default)"));
 	}
 
 	@Test
