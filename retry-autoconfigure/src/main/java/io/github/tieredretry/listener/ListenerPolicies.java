@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
@@ -20,6 +21,8 @@ import org.springframework.boot.convert.DurationStyle;
  * policy under {@code retry.policies}, then {@code retry.defaults}.
  */
 public final class ListenerPolicies {
+
+	private static final Pattern UNITLESS = Pattern.compile("[+-]?\\d+");
 
 	private final PolicyLayer defaults;
 
@@ -104,12 +107,19 @@ public final class ListenerPolicies {
 	}
 
 	private static Duration parseDelay(String delay, String listener) {
-		String fix = "Use durations such as \"500ms\", \"10s\", \"2m\" or \"1h\".";
+		String fix = "Use durations with a unit, such as \"500ms\", \"10s\", \"2m\" or \"1h\".";
 		if (delay == null || delay.isBlank()) {
 			throw new RetryableListenerConfigurationException(listener, "delays contains an empty value", fix);
 		}
+		String trimmed = delay.trim();
+		if (UNITLESS.matcher(trimmed).matches()) {
+			// Spring Boot reads a bare number as milliseconds, where "10" more often meant seconds.
+			throw new RetryableListenerConfigurationException(listener,
+					"delay \"" + delay + "\" has no unit, so it is ambiguous",
+					"Write \"" + trimmed + "ms\" for milliseconds or \"" + trimmed + "s\" for seconds.");
+		}
 		try {
-			return DurationStyle.detectAndParse(delay.trim());
+			return DurationStyle.detectAndParse(trimmed);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RetryableListenerConfigurationException(listener,

@@ -546,6 +546,13 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void delayWithoutAUnitFailsStartupShowingBothReadings() {
+		this.contextRunner.withUserConfiguration(UnitlessDelayListener.class)
+			.run(failsWith("UnitlessDelayListener#onOrder", "delay \"10\" has no unit",
+					"Write \"10ms\" for milliseconds or \"10s\" for seconds"));
+	}
+
+	@Test
 	void negativeDelayFailsStartupNamingTheListenerAndTheDelay() {
 		this.contextRunner.withUserConfiguration(NegativeDelayListener.class)
 			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable", "Use delays of zero or more"));
@@ -845,6 +852,15 @@ class TieredRetryAutoConfigurationTests {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(delays = { "10s", "10 parsecs" })
+		public void onOrder(String order) {
+		}
+
+	}
+
+	static class UnitlessDelayListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener(delays = { "10", "1h" })
 		public void onOrder(String order) {
 		}
 
