@@ -565,9 +565,34 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
-	void manualAckModeFailsStartupNamingTheListener() {
+	void manualAckModeOnTheAnnotationFailsStartupPointingAtTheAnnotation() {
 		this.contextRunner.withUserConfiguration(ManualAckListener.class)
-			.run(failsWith("ManualAckListener#onOrder", "acknowledge mode MANUAL is not supported"));
+			.run(failsWith("ManualAckListener#onOrder",
+					"acknowledge mode MANUAL, set by @RabbitListener(ackMode = \"MANUAL\"), is not supported",
+					"Remove ackMode = \"MANUAL\" from the @RabbitListener"));
+	}
+
+	@Test
+	void manualAckModeFromThePropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.listener.simple.acknowledge-mode=manual")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				failsWith("OrderListener#onOrder", "acknowledge mode MANUAL, set by its container factory",
+						"Remove spring.rabbitmq.listener.simple.acknowledge-mode")
+					.accept(context);
+				assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+					.hasMessageNotContaining("ackMode = ");
+			});
+	}
+
+	@Test
+	void noneAckModeFromTheDirectFactoryPropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner
+			.withPropertyValues("spring.rabbitmq.listener.type=direct",
+					"spring.rabbitmq.listener.direct.acknowledge-mode=none")
+			.withUserConfiguration(OrderListener.class)
+			.run(failsWith("OrderListener#onOrder", "acknowledge mode NONE, set by its container factory",
+					"Remove spring.rabbitmq.listener.direct.acknowledge-mode"));
 	}
 
 	@Test
@@ -579,7 +604,8 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void noneAckModeFailsStartupNamingTheListener() {
 		this.contextRunner.withUserConfiguration(NoAckListener.class)
-			.run(failsWith("NoAckListener#onOrder", "acknowledge mode NONE is not supported"));
+			.run(failsWith("NoAckListener#onOrder",
+					"acknowledge mode NONE, set by @RabbitListener(ackMode = \"NONE\"), is not supported"));
 	}
 
 	@Test
