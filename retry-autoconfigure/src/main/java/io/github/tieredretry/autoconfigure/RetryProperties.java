@@ -19,7 +19,8 @@ public class RetryProperties {
 
 	/**
 	 * Whether tiered retries are enabled. When false, nothing is declared on the broker and no listener
-	 * is wrapped.
+	 * is wrapped: a failure of a @RetryableListener then does what its container does without retries,
+	 * by default requeue and immediate redelivery in a hot loop. A WARN at startup names those listeners.
 	 */
 	private boolean enabled = true;
 

@@ -76,7 +76,8 @@ class TieredRetryAutoConfigurationTests {
 	private static final int UNREACHABLE_PORT = Ports.unused();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
+				RetryDisabledAutoConfiguration.class))
 		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + UNREACHABLE_PORT,
 				"spring.rabbitmq.listener.simple.auto-startup=false",
 				"spring.rabbitmq.listener.direct.auto-startup=false");
@@ -156,6 +157,44 @@ class TieredRetryAutoConfigurationTests {
 				assertThat(listenerOf(context, "orders").getClass().getSimpleName())
 					.isNotEqualTo("RetryingMessageListener");
 			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void retryDisabledWarnsThatRetryableListenersNowLoopOnFailures(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("retry.enabled=false")
+			.withUserConfiguration(OrderListener.class, ClassLevelListener.class, PlainListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("WARN")
+					.contains("retry.enabled=false: @RetryableListener is ignored on "
+							+ "TieredRetryAutoConfigurationTests.ClassLevelListener, "
+							+ "TieredRetryAutoConfigurationTests.OrderListener#onOrder.")
+					.contains("requeued and redelivered at once, again and again: a hot loop")
+					.doesNotContain("PlainListener");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void retryDisabledWarningSaysWhatTheContainerDoesInstead(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.enabled=false", "spring.rabbitmq.listener.simple.default-requeue-rejected=false")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> assertThat(output).contains("OrderListener#onOrder")
+				.contains("is not retried, then rejected: dropped, or dead-lettered")
+				.doesNotContain("hot loop"));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void noRetryDisabledWarningWithoutRetryableListenersOrWhenEnabled(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("retry.enabled=false")
+			.withUserConfiguration(PlainListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withUserConfiguration(OrderListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("retry.enabled=false");
 	}
 
 	@Test
