@@ -1,5 +1,7 @@
 package io.github.tieredretry.topology;
 
+import java.util.Locale;
+
 /**
  * The type of the tier queues and the parking lot.
  */
@@ -12,6 +14,15 @@ public enum QueueType {
 	 * Quorum queues (RabbitMQ 3.10+): replicated, and tiers dead-letter with {@code at-least-once}
 	 * ({@code x-dead-letter-strategy=at-least-once}, {@code x-overflow=reject-publish}).
 	 */
-	QUORUM
+	QUORUM;
+
+	/**
+	 * The type as written in {@code retry.queue-type} and in RabbitMQ's {@code x-queue-type}.
+	 * @return {@code classic} or {@code quorum}
+	 */
+	@Override
+	public String toString() {
+		return name().toLowerCase(Locale.ROOT);
+	}
 
 }

@@ -220,7 +220,7 @@ class TieredRetryAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RetryTopology.class);
 			RetryTopology topology = context.getBean(RetryTopology.class);
 			assertThat(topology).isSameAs(context.getBean("userTopology"));
-			assertThat(queueNames(context.getBean(RetryDeclarables.class))).containsExactly("user.parking-lot",
+			assertThat(queueNames(checked(context))).containsExactly("user.parking-lot",
 					"retry.delay.2s", "retry.delay.4s");
 		});
 	}
@@ -327,7 +327,7 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void declarablesAreThreeExchangesTheTierQueuesAndTheParkingLot() {
 		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m").run((context) -> {
-			RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+			RetryDeclarables declarables = checked(context);
 			assertThat(declared(declarables, Exchange.class))
 				.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
 				.containsExactlyInAnyOrder(
@@ -355,9 +355,22 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void nothingIsDeclaredOnNewConnectionsBeforeTheTopologyHasBeenCheckedAgainstTheBroker() {
+		// The broker is unreachable here: the startup check could not run.
+		this.contextRunner.withUserConfiguration(OrderListener.class).run((context) -> {
+			assertThat(context.getBean(RetryTopologyDeclarer.class).isChecked()).isFalse();
+			assertThat(context.getBean(RetryDeclarables.class).getDeclarables()).isEmpty();
+			assertThat(context.getBean(RetryDeclarables.class).getDeclarablesByType(Queue.class)).isEmpty();
+			assertThat(checked(context).getDeclarables()).hasSize(context.getBean(RetryTopology.class)
+				.declarables()
+				.size());
+		});
+	}
+
+	@Test
 	void eachTierQueueIsBoundToTheDelayExchangeByItsTierHeader() {
 		this.contextRunner.withPropertyValues("retry.tiers=1s,90s").run((context) -> {
-			List<Binding> bindings = declared(context.getBean(RetryDeclarables.class), Binding.class);
+			List<Binding> bindings = declared(checked(context), Binding.class);
 			assertThat(bindings).filteredOn((binding) -> binding.getExchange().equals("retry.delay"))
 				.extracting(Binding::getDestination, (binding) -> binding.getArguments().get("retry-tier"),
 						(binding) -> binding.getArguments().get("x-match"))
@@ -373,7 +386,7 @@ class TieredRetryAutoConfigurationTests {
 	void quorumTiersDeadLetterAtLeastOnce() {
 		this.contextRunner.withPropertyValues("retry.queue-type=quorum", "retry.parking-lot=orders.parked")
 			.run((context) -> {
-				RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+				RetryDeclarables declarables = checked(context);
 				assertThat(queueNames(declarables)).hasSize(7).contains("orders.parked");
 				assertThat(declared(declarables, Queue.class))
 					.filteredOn((queue) -> queue.getName().startsWith("retry.delay."))
@@ -389,7 +402,7 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void declarablesByTypeAreTheDeclarablesOfThatType() {
 		this.contextRunner.withUserConfiguration(OrderListener.class).run((context) -> {
-			RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+			RetryDeclarables declarables = checked(context);
 			assertThat(declarables.getDeclarablesByType(Exchange.class))
 				.containsExactlyElementsOf(declared(declarables, Exchange.class));
 			assertThat(declarables.getDeclarablesByType(Queue.class))
@@ -404,7 +417,7 @@ class TieredRetryAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(OrderListener.class, InvoiceListener.class, PlainListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+				RetryDeclarables declarables = checked(context);
 				assertThat(declared(declarables, Exchange.class)).hasSize(3);
 				assertThat(declared(declarables, Binding.class))
 					.filteredOn((binding) -> binding.getExchange().equals("retry.return"))
@@ -736,6 +749,13 @@ class TieredRetryAutoConfigurationTests {
 			.getListenerContainer(id);
 		assertThat(container).as("container %s", id).isNotNull();
 		return container.getMessageListener();
+	}
+
+	/**
+	 * What the admin declares once the topology has been checked against the broker.
+	 */
+	private static RetryDeclarables checked(AssertableApplicationContext context) {
+		return new RetryDeclarables(context.getBean(RetryTopology.class), () -> true);
 	}
 
 	private static <T extends Declarable> List<T> declared(RetryDeclarables declarables, Class<T> type) {
