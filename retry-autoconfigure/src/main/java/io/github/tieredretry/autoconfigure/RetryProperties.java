@@ -34,10 +34,12 @@ public class RetryProperties {
 
 	/**
 	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once and keep
-	 * retries through broker restarts and crashes; classic tiers dead-letter at most once and can lose a
-	 * retry that expires while the broker stops or crashes.
+	 * retries through broker restarts and crashes; they also work on a single node. Classic is an explicit
+	 * choice for development or throw-away data: classic tiers dead-letter at most once and can lose a retry
+	 * that expires while the broker stops or crashes. Every application on a virtual host must use the same
+	 * type, and an existing queue never changes type: see docs/migration.md to switch.
 	 */
-	private QueueType queueType = QueueType.CLASSIC;
+	private QueueType queueType = QueueType.QUORUM;
 
 	/**
 	 * Name of the parking-lot queue, where messages go after their last retry or when they can never

@@ -106,7 +106,7 @@ class TieredRetryAutoConfigurationTests {
 			assertThat(topology.tierQueueNames()).containsExactly("retry.delay.1s", "retry.delay.5s",
 					"retry.delay.30s", "retry.delay.2m", "retry.delay.10m", "retry.delay.1h");
 			assertThat(topology.parkingLot()).isEqualTo("retry.parking-lot");
-			assertThat(topology.queueType()).isEqualTo(QueueType.CLASSIC);
+			assertThat(topology.queueType()).isEqualTo(QueueType.QUORUM);
 		});
 	}
 
@@ -114,7 +114,7 @@ class TieredRetryAutoConfigurationTests {
 	@ExtendWith(OutputCaptureExtension.class)
 	void classicTiersSayAtStartupThatABrokerStopCanLoseARetry(CapturedOutput output) {
 		// The runner's broker is unreachable: the notice comes before the topology would be declared.
-		this.contextRunner.run((context) -> {
+		this.contextRunner.withPropertyValues("retry.queue-type=classic").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("Retry tiers are classic queues (retry.queue-type=classic)")
 				.contains("Set retry.queue-type=quorum where that matters.");
@@ -123,8 +123,8 @@ class TieredRetryAutoConfigurationTests {
 
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
-	void quorumTiersNeedNoSuchNotice(CapturedOutput output) {
-		this.contextRunner.withPropertyValues("retry.queue-type=quorum").run((context) -> {
+	void quorumTiersByDefaultNeedNoSuchNotice(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).doesNotContain("Retry tiers are classic queues");
 		});
@@ -326,7 +326,7 @@ class TieredRetryAutoConfigurationTests {
 
 	@Test
 	void declarablesAreThreeExchangesTheTierQueuesAndTheParkingLot() {
-		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m").run((context) -> {
+		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m", "retry.queue-type=classic").run((context) -> {
 			RetryDeclarables declarables = checked(context);
 			assertThat(declared(declarables, Exchange.class))
 				.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
@@ -383,8 +383,8 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
-	void quorumTiersDeadLetterAtLeastOnce() {
-		this.contextRunner.withPropertyValues("retry.queue-type=quorum", "retry.parking-lot=orders.parked")
+	void quorumTiersByDefaultDeadLetterAtLeastOnce() {
+		this.contextRunner.withPropertyValues("retry.parking-lot=orders.parked")
 			.run((context) -> {
 				RetryDeclarables declarables = checked(context);
 				assertThat(queueNames(declarables)).hasSize(7).contains("orders.parked");
