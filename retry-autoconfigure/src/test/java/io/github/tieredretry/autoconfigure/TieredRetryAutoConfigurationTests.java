@@ -44,8 +44,11 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -61,6 +64,7 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -577,6 +581,18 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void misspelledQueueTypeIsAnsweredWithTheValidValuesAsWritten(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(EmptyApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.setDefaultProperties(Map.of("retry.queue-type", "quorom", "spring.rabbitmq.port", UNREACHABLE_PORT));
+		assertThatException().isThrownBy(application::run);
+		assertThat(output).contains("Failed to bind properties under 'retry.queue-type'")
+			.contains("Value: \"quorom\"")
+			.containsPattern("The following values are valid:\\s+classic\\s+quorum");
+	}
+
+	@Test
 	void unknownQueueTypeFailsStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("retry.queue-type=stream")
 			.run((context) -> assertThat(context).hasFailed()
@@ -772,6 +788,12 @@ class TieredRetryAutoConfigurationTests {
 			.filter((queue) -> queue.getName().equals(name))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("No queue " + name));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class })
+	static class EmptyApplication {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
