@@ -46,7 +46,8 @@ public @interface RetryableListener {
 	/**
 	 * Delays before each retry, as durations such as {@code "10s"}, {@code "2m"} or {@code "1h"}:
 	 * the first is the delay before retry 1, the last one repeats. Overrides the exponential back-off.
-	 * Empty takes the delays from the policy.
+	 * Empty takes the delays from the policy. A number without a unit ({@code "10"}) fails startup: it
+	 * would be read as milliseconds where seconds were often meant.
 	 * @return the delays
 	 */
 	String[] delays() default {};

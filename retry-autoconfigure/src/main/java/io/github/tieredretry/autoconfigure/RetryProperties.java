@@ -19,7 +19,8 @@ public class RetryProperties {
 
 	/**
 	 * Whether tiered retries are enabled. When false, nothing is declared on the broker and no listener
-	 * is wrapped.
+	 * is wrapped: a failure of a @RetryableListener then does what its container does without retries,
+	 * by default requeue and immediate redelivery in a hot loop. A WARN at startup names those listeners.
 	 */
 	private boolean enabled = true;
 
@@ -33,10 +34,12 @@ public class RetryProperties {
 
 	/**
 	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once and keep
-	 * retries through broker restarts and crashes; classic tiers dead-letter at most once and can lose a
-	 * retry that expires while the broker stops or crashes.
+	 * retries through broker restarts and crashes; they also work on a single node. Classic is an explicit
+	 * choice for development or throw-away data: classic tiers dead-letter at most once and can lose a retry
+	 * that expires while the broker stops or crashes. Every application on a virtual host must use the same
+	 * type, and an existing queue never changes type: see docs/migration.md to switch.
 	 */
-	private QueueType queueType = QueueType.CLASSIC;
+	private QueueType queueType = QueueType.QUORUM;
 
 	/**
 	 * Name of the parking-lot queue, where messages go after their last retry or when they can never
@@ -50,8 +53,9 @@ public class RetryProperties {
 	private final Policy defaults = new Policy();
 
 	/**
-	 * Named retry policies, selected with @RetryableListener(policy = "name"). Fields left unset come
-	 * from retry.defaults.
+	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has the keys of
+	 * retry.defaults (max-retries, delays, initial-interval, multiplier, max-interval, immediate-retries,
+	 * timeout, retry-on, no-retry-on); keys left unset come from retry.defaults.
 	 */
 	private final Map<String, Policy> policies = new LinkedHashMap<>();
 
@@ -121,45 +125,46 @@ public class RetryProperties {
 
 	/**
 	 * One retry policy. Unset fields inherit: a named policy from retry.defaults, retry.defaults from the
-	 * built-in values.
+	 * built-in values ({@code PolicyLayer.BUILT_IN}, shown as the defaults of the retry.defaults.* keys).
 	 */
 	public static class Policy {
 
 		/**
-		 * Retries after the first attempt. Built-in default: 5.
+		 * Retries after the first attempt (Spring Boot's listener retry counts the same way since 4.1:
+		 * max-retries 3 there is max-retries 3 here).
 		 */
 		private @Nullable Integer maxRetries;
 
 		/**
 		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s, 1h'. Overrides the
-		 * exponential back-off. Built-in default: empty, meaning exponential back-off.
+		 * exponential back-off.
 		 */
 		private List<Duration> delays = new ArrayList<>();
 
 		/**
-		 * Exponential back-off: delay before the first retry. Built-in default: 1s.
+		 * Exponential back-off: delay before the first retry.
 		 */
 		private @Nullable Duration initialInterval;
 
 		/**
-		 * Exponential back-off: factor between consecutive delays, at least 1.0. Built-in default: 2.0.
+		 * Exponential back-off: factor between consecutive delays, at least 1.0.
 		 */
 		private @Nullable Double multiplier;
 
 		/**
-		 * Exponential back-off: longest delay. Built-in default: 1h.
+		 * Exponential back-off: longest delay.
 		 */
 		private @Nullable Duration maxInterval;
 
 		/**
 		 * In-place retries, without delay, before the first tiered retry (they block the consumer thread
-		 * briefly, so keep them few). Built-in default: 0.
+		 * briefly, so keep them few).
 		 */
 		private @Nullable Integer immediateRetries;
 
 		/**
 		 * No retry is scheduled to fall due later than the first failure plus this; the message is parked
-		 * with reason 'timeout' instead. Built-in default: none.
+		 * with reason 'timeout' instead.
 		 */
 		private @Nullable Duration timeout;
 

@@ -10,9 +10,10 @@ import java.util.Map;
 import io.github.tieredretry.autoconfigure.RetryProperties.Policy;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
-import io.github.tieredretry.policy.RetryPolicyResolver;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
@@ -32,7 +33,7 @@ final class RetrySettings {
 		List<Duration> tiers = properties.getTiers();
 		String problem = TierLadder.problemWith(tiers);
 		if (problem != null) {
-			throw new InvalidConfigurationPropertyValueException("retry.tiers", tiers,
+			throw new InvalidConfigurationPropertyValueException("retry.tiers", DurationText.of(tiers),
 					problem + ". Use positive, strictly ascending durations such as '1s, 5s, 30s, 2m, 10m, 1h'.");
 		}
 		return TierLadder.of(tiers);
@@ -57,14 +58,9 @@ final class RetrySettings {
 
 	static ListenerPolicies policies(RetryProperties properties, @Nullable ClassLoader classLoader) {
 		PolicyLayer defaults = layer("retry.defaults", properties.getDefaults(), classLoader);
-		check("retry.defaults", () -> RetryPolicyResolver.resolve(defaults));
 		Map<String, PolicyLayer> named = new LinkedHashMap<>();
-		properties.getPolicies().forEach((name, policy) -> {
-			String prefix = "retry.policies." + name;
-			PolicyLayer layer = layer(prefix, policy, classLoader);
-			check(prefix, () -> RetryPolicyResolver.resolve(layer, defaults));
-			named.put(name, layer);
-		});
+		properties.getPolicies()
+			.forEach((name, policy) -> named.put(name, layer("retry.policies." + name, policy, classLoader)));
 		return new ListenerPolicies(defaults, named);
 	}
 
@@ -98,34 +94,21 @@ final class RetrySettings {
 	}
 
 	private static PolicyLayer layer(String prefix, Policy policy, @Nullable ClassLoader classLoader) {
-		Integer maxRetries = policy.getMaxRetries();
-		if (maxRetries != null && maxRetries < 0) {
-			throw new InvalidConfigurationPropertyValueException(prefix + ".max-retries", maxRetries,
-					"Use 0 or more retries (retries after the first attempt).");
-		}
-		Integer immediateRetries = policy.getImmediateRetries();
-		if (immediateRetries != null && immediateRetries < 0) {
-			throw new InvalidConfigurationPropertyValueException(prefix + ".immediate-retries", immediateRetries,
-					"Use 0 or more in-place retries.");
-		}
-		Double multiplier = policy.getMultiplier();
-		if (multiplier != null && !(multiplier >= 1.0)) {
-			throw new InvalidConfigurationPropertyValueException(prefix + ".multiplier", multiplier,
-					"The multiplier must be at least 1.0 (1.0 means a fixed delay).");
-		}
-		positive(prefix + ".initial-interval", policy.getInitialInterval());
-		positive(prefix + ".max-interval", policy.getMaxInterval());
-		positive(prefix + ".timeout", policy.getTimeout());
-		List<Duration> delays = policy.getDelays();
-		for (Duration delay : delays) {
-			if (delay == null || delay.isNegative()) {
-				throw new InvalidConfigurationPropertyValueException(prefix + ".delays", delays,
-						"Delays must be zero or positive durations such as '10s, 100s, 1h'.");
-			}
-		}
-		return new PolicyLayer(maxRetries, delays, policy.getInitialInterval(), multiplier, policy.getMaxInterval(),
-				immediateRetries, policy.getTimeout(), exceptionTypes(prefix + ".retry-on", policy.getRetryOn(), classLoader),
+		PolicyLayer layer = new PolicyLayer(policy.getMaxRetries(), policy.getDelays(), policy.getInitialInterval(),
+				policy.getMultiplier(), policy.getMaxInterval(), policy.getImmediateRetries(), policy.getTimeout(),
+				exceptionTypes(prefix + ".retry-on", policy.getRetryOn(), classLoader),
 				exceptionTypes(prefix + ".no-retry-on", policy.getNoRetryOn(), classLoader));
+		InvalidPolicyValue invalid = layer.invalidValue();
+		if (invalid == null) {
+			return layer;
+		}
+		if ("delays".equals(invalid.field())) {
+			// The property's value is the whole list: say which delay is the problem.
+			throw new InvalidConfigurationPropertyValueException(prefix + ".delays", DurationText.of(policy.getDelays()),
+					"'" + invalid.valueText() + "' is not usable. " + invalid.fix());
+		}
+		throw new InvalidConfigurationPropertyValueException(prefix + "." + invalid.field(), invalid.valueText(),
+				invalid.fix());
 	}
 
 	@SuppressWarnings("unchecked")
@@ -152,27 +135,17 @@ final class RetrySettings {
 		return types;
 	}
 
-	private static void check(String prefix, Runnable resolution) {
-		try {
-			resolution.run();
-		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidConfigurationPropertyValueException(prefix, "(merged policy)",
-					ex.getMessage() + ". Fix the property under " + prefix + " or retry.defaults.");
-		}
-	}
-
 	private static void positive(String property, @Nullable Duration value) {
 		if (value != null && (value.isNegative() || value.isZero()
 				|| value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
-			throw new InvalidConfigurationPropertyValueException(property, value,
+			throw new InvalidConfigurationPropertyValueException(property, DurationText.of(value),
 					"Use a positive duration of at most 100 years, such as '500ms', '10s' or '1h'.");
 		}
 	}
 
 	private static void notNegative(String property, @Nullable Duration value) {
 		if (value == null || value.isNegative()) {
-			throw new InvalidConfigurationPropertyValueException(property, value,
+			throw new InvalidConfigurationPropertyValueException(property, DurationText.of(value),
 					"Use zero or a positive duration such as '500ms' or '15s'.");
 		}
 	}

@@ -6,17 +6,14 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Explains a retry queue or exchange that exists on the broker with other arguments.
+ * Explains retry queues or exchanges that exist on the broker with other arguments: every one of them,
+ * and the commands that resolve the conflict on their virtual host.
  */
 class RetryTopologyConflictFailureAnalyzer extends AbstractFailureAnalyzer<RetryTopologyConflictException> {
 
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, RetryTopologyConflictException cause) {
-		String message = cause.getMessage();
-		int fix = message.indexOf(". Fix: ");
-		String description = (fix >= 0) ? message.substring(0, fix + 1) : message;
-		String action = (fix >= 0) ? message.substring(fix + ". Fix: ".length()) : "Delete the conflicting object.";
-		return new FailureAnalysis(description, action, cause);
+		return new FailureAnalysis(cause.getProblem(), cause.getFix(), cause);
 	}
 
 }

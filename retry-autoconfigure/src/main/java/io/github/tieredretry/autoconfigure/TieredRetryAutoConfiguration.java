@@ -80,8 +80,8 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	RetryDeclarables retryDeclarables(RetryTopology topology) {
-		return new RetryDeclarables(topology);
+	RetryDeclarables retryDeclarables(RetryTopology topology, RetryTopologyDeclarer declarer) {
+		return new RetryDeclarables(topology, declarer::isChecked);
 	}
 
 	@Bean
@@ -101,14 +101,17 @@ public final class TieredRetryAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin) {
-		return new RetryTopologyDeclarer(topology, admin.getIfUnique());
+	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin,
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisherConnectionFactory) {
+		// Inspected on the starter's own connection: the application's would make its admin declare at once.
+		return new RetryTopologyDeclarer(topology, admin.getIfUnique(), publisherConnectionFactory);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryTopologyInitializer retryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology) {
-		return new RetryTopologyInitializer(declarer, topology);
+	RetryTopologyInitializer retryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology,
+			ConnectionFactory connectionFactory) {
+		return new RetryTopologyInitializer(declarer, topology, connectionFactory);
 	}
 
 	@Bean(destroyMethod = "close")
@@ -135,11 +138,10 @@ public final class TieredRetryAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryTopologyGuardian retryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
-			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
-			RetryProperties properties, RetryExecutors executors, PublisherBlockedState blockedState) {
-		return new RetryTopologyGuardian(topology, declarer, publisherConnectionFactory,
-				RetrySettings.topologyCheckInterval(properties), executors.maintenance(), blockedState::isBlocked);
+	RetryTopologyGuardian retryTopologyGuardian(RetryTopologyDeclarer declarer, RetryProperties properties,
+			RetryExecutors executors, PublisherBlockedState blockedState) {
+		return new RetryTopologyGuardian(declarer, RetrySettings.topologyCheckInterval(properties), executors.maintenance(),
+				blockedState::isBlocked);
 	}
 
 	@Bean(destroyMethod = "close")

@@ -6,9 +6,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
 import io.github.tieredretry.policy.RetryPolicyResolver;
 
@@ -19,6 +21,8 @@ import org.springframework.boot.convert.DurationStyle;
  * policy under {@code retry.policies}, then {@code retry.defaults}.
  */
 public final class ListenerPolicies {
+
+	private static final Pattern UNITLESS = Pattern.compile("[+-]?\\d+");
 
 	private final PolicyLayer defaults;
 
@@ -81,40 +85,46 @@ public final class ListenerPolicies {
 	}
 
 	private static PolicyLayer layerOf(RetryableListener annotation, String listener) {
-		Integer maxRetries = null;
-		if (annotation.maxRetries() != -1) {
-			if (annotation.maxRetries() < 0) {
-				throw new RetryableListenerConfigurationException(listener,
-						"maxRetries = " + annotation.maxRetries() + " is negative",
-						"Use 0 or more retries, or -1 to take the value from the policy.");
-			}
-			maxRetries = annotation.maxRetries();
-		}
+		// -1, the attribute's default, means "from the policy".
+		Integer maxRetries = (annotation.maxRetries() != -1) ? annotation.maxRetries() : null;
 		List<Duration> delays = new ArrayList<>();
 		for (String delay : annotation.delays()) {
 			delays.add(parseDelay(delay, listener));
 		}
-		return new PolicyLayer(maxRetries, delays, null, null, null, null, null,
+		PolicyLayer layer = new PolicyLayer(maxRetries, delays, null, null, null, null, null,
 				Arrays.asList(annotation.retryOn()), Arrays.asList(annotation.noRetryOn()));
+		InvalidPolicyValue invalid = layer.invalidValue();
+		if (invalid != null && "max-retries".equals(invalid.field())) {
+			throw new RetryableListenerConfigurationException(listener,
+					"maxRetries = " + invalid.valueText() + " is not usable",
+					invalid.fix() + " Or -1 (the default) to take the value from the policy.");
+		}
+		if (invalid != null) {
+			throw new RetryableListenerConfigurationException(listener,
+					"delay \"" + invalid.valueText() + "\" is not usable", invalid.fix());
+		}
+		return layer;
 	}
 
 	private static Duration parseDelay(String delay, String listener) {
-		String fix = "Use durations such as \"500ms\", \"10s\", \"2m\" or \"1h\".";
+		String fix = "Use durations with a unit, such as \"500ms\", \"10s\", \"2m\" or \"1h\".";
 		if (delay == null || delay.isBlank()) {
 			throw new RetryableListenerConfigurationException(listener, "delays contains an empty value", fix);
 		}
-		Duration parsed;
+		String trimmed = delay.trim();
+		if (UNITLESS.matcher(trimmed).matches()) {
+			// Spring Boot reads a bare number as milliseconds, where "10" more often meant seconds.
+			throw new RetryableListenerConfigurationException(listener,
+					"delay \"" + delay + "\" has no unit, so it is ambiguous",
+					"Write \"" + trimmed + "ms\" for milliseconds or \"" + trimmed + "s\" for seconds.");
+		}
 		try {
-			parsed = DurationStyle.detectAndParse(delay.trim());
+			return DurationStyle.detectAndParse(trimmed);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new RetryableListenerConfigurationException(listener,
 					"delay \"" + delay + "\" is not a duration", fix);
 		}
-		if (parsed.isNegative()) {
-			throw new RetryableListenerConfigurationException(listener, "delay \"" + delay + "\" is negative", fix);
-		}
-		return parsed;
 	}
 
 }

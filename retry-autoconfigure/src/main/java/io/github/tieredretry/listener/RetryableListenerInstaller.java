@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
@@ -30,6 +31,7 @@ import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFac
 import org.springframework.amqp.rabbit.config.StatefulRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.MultiMethodRabbitListenerEndpoint;
@@ -221,16 +223,7 @@ public final class RetryableListenerInstaller {
 					"The starter acknowledges deliveries on the channel that received them. Leave "
 							+ "exposeListenerChannel at its default (true).");
 		}
-		AcknowledgeMode ackMode = listenerContainer.getAcknowledgeMode();
-		if (ackMode == AcknowledgeMode.MANUAL) {
-			throw new RetryableListenerConfigurationException(listener, "acknowledge mode MANUAL is not supported",
-					"The starter acks a failed message only after its forward to a tier is confirmed, which "
-							+ "needs ackMode AUTO (the default). Remove ackMode = \"MANUAL\" and let the listener throw.");
-		}
-		if (ackMode == AcknowledgeMode.NONE) {
-			throw new RetryableListenerConfigurationException(listener, "acknowledge mode NONE is not supported",
-					"With NONE the broker forgets a message on delivery, so a failure could lose it. Use AUTO.");
-		}
+		checkAckMode(listener, endpoint, listenerContainer);
 		if (factory instanceof AbstractRabbitListenerContainerFactory<?> containerFactory
 				&& containerFactory.getAdviceChain() != null) {
 			for (Advice advice : containerFactory.getAdviceChain()) {
@@ -245,6 +238,32 @@ public final class RetryableListenerInstaller {
 				}
 			}
 		}
+	}
+
+	private static void checkAckMode(String listener, RabbitListenerEndpoint endpoint,
+			AbstractMessageListenerContainer container) {
+		AcknowledgeMode ackMode = container.getAcknowledgeMode();
+		if (ackMode != AcknowledgeMode.MANUAL && ackMode != AcknowledgeMode.NONE) {
+			return;
+		}
+		// Say where the setting comes from: the fix is in the annotation or in the container factory.
+		String mode = ackMode.name();
+		boolean onAnnotation = endpoint.getAckMode() != null;
+		String property = "spring.rabbitmq.listener."
+				+ ((container instanceof DirectMessageListenerContainer) ? "direct" : "simple") + ".acknowledge-mode";
+		String source = onAnnotation ? "@RabbitListener(ackMode = \"" + mode + "\")"
+				: "its container factory (" + property + "=" + mode.toLowerCase(Locale.ROOT)
+						+ ", or setAcknowledgeMode on a factory bean)";
+		String why = (ackMode == AcknowledgeMode.MANUAL)
+				? "The starter acks a failed message only after its forward to a tier is confirmed, which needs "
+						+ "acknowledge mode AUTO (the default)."
+				: "With NONE the broker forgets a message on delivery, so a failure could lose it.";
+		String remedy = onAnnotation ? "Remove ackMode = \"" + mode + "\" from the @RabbitListener"
+				: "Remove " + property + " (or the factory's setAcknowledgeMode(" + mode + ")), or give this listener "
+						+ "a container factory with AUTO: @RabbitListener(containerFactory = \"...\")";
+		throw new RetryableListenerConfigurationException(listener,
+				"acknowledge mode " + mode + ", set by " + source + ", is not supported",
+				why + " " + remedy + ((ackMode == AcknowledgeMode.MANUAL) ? ", and let the listener throw." : "."));
 	}
 
 	private static boolean isAsync(Method handler) {

@@ -47,7 +47,7 @@ public final class EffectiveRetryPolicy {
 	private final RetryPolicy retryPolicy;
 
 	/**
-	 * Create a policy; every argument is validated.
+	 * Create a policy; every argument is validated by the rules of {@link PolicyLayer#invalidValue()}.
 	 * @param maxRetries retries after the first attempt, zero or more
 	 * @param delays explicit delays (empty for exponential back-off), none negative
 	 * @param initialInterval positive first exponential delay
@@ -62,24 +62,13 @@ public final class EffectiveRetryPolicy {
 	public EffectiveRetryPolicy(int maxRetries, List<Duration> delays, Duration initialInterval, double multiplier,
 			Duration maxInterval, int immediateRetries, @Nullable Duration timeout,
 			List<Class<? extends Throwable>> retryOn, List<Class<? extends Throwable>> noRetryOn) {
-		require(maxRetries >= 0, "max-retries must be zero or more but was " + maxRetries);
-		require(immediateRetries >= 0, "immediate-retries must be zero or more but was " + immediateRetries);
-		require(multiplier >= 1.0, "multiplier must be at least 1.0 but was " + multiplier);
-		RetryPolicyResolver.positive("initial-interval", initialInterval);
-		RetryPolicyResolver.positive("max-interval", maxInterval);
-		if (timeout != null) {
-			RetryPolicyResolver.positive("timeout", timeout);
+		InvalidPolicyValue invalid = new PolicyLayer(maxRetries, delays, initialInterval, multiplier, maxInterval,
+				immediateRetries, timeout, null, null)
+			.invalidValue();
+		if (invalid != null) {
+			throw new IllegalArgumentException(
+					invalid.field() + " " + invalid.valueText() + " is not usable. " + invalid.fix());
 		}
-		for (Duration delay : delays) {
-			require(!delay.isNegative(), "delays must not be negative but contained " + delay);
-			require(delay.compareTo(MAX_DURATION) <= 0, "delays must be at most 100 years but contained " + delay);
-		}
-		require(initialInterval.compareTo(MAX_DURATION) <= 0,
-				"initial-interval must be at most 100 years but was " + initialInterval);
-		require(maxInterval.compareTo(MAX_DURATION) <= 0, "max-interval must be at most 100 years but was "
-				+ maxInterval);
-		require(timeout == null || timeout.compareTo(MAX_DURATION) <= 0,
-				"timeout must be at most 100 years but was " + timeout);
 		this.maxRetries = maxRetries;
 		this.delays = List.copyOf(delays);
 		this.initialInterval = initialInterval;
@@ -104,12 +93,6 @@ public final class EffectiveRetryPolicy {
 		backOff.setMaxInterval(this.maxInterval.toMillis());
 		backOff.setMaxAttempts(this.maxRetries);
 		return backOff;
-	}
-
-	private static void require(boolean condition, String message) {
-		if (!condition) {
-			throw new IllegalArgumentException(message);
-		}
 	}
 
 	/**
@@ -201,11 +184,11 @@ public final class EffectiveRetryPolicy {
 	@Override
 	public String toString() {
 		String backOff = this.delays.isEmpty()
-				? "initial-interval=" + this.initialInterval + ", multiplier=" + this.multiplier + ", max-interval="
-						+ this.maxInterval
-				: "delays=" + this.delays.stream().map(TierLadder::nameOf).toList();
+				? "initial-interval=" + DurationText.of(this.initialInterval) + ", multiplier=" + this.multiplier
+						+ ", max-interval=" + DurationText.of(this.maxInterval)
+				: "delays=" + DurationText.of(this.delays);
 		return "EffectiveRetryPolicy[max-retries=" + this.maxRetries + ", " + backOff + ", immediate-retries="
-				+ this.immediateRetries + ((this.timeout != null) ? ", timeout=" + this.timeout : "")
+				+ this.immediateRetries + ((this.timeout != null) ? ", timeout=" + DurationText.of(this.timeout) : "")
 				+ (this.retryOn.isEmpty() ? "" : ", retry-on=" + names(this.retryOn))
 				+ (this.noRetryOn.isEmpty() ? "" : ", no-retry-on=" + names(this.noRetryOn)) + "]";
 	}

@@ -27,8 +27,57 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 	/** A layer with nothing set. */
 	public static final PolicyLayer EMPTY = new PolicyLayer(null, null, null, null, null, null, null, null, null);
 
-	/** The built-in defaults, used for whatever {@code retry.defaults} leaves unset. */
+	/**
+	 * The built-in defaults, used for whatever {@code retry.defaults} leaves unset: the one place where they
+	 * are defined (the configuration metadata and the README are checked against it by tests).
+	 */
 	public static final PolicyLayer BUILT_IN = new PolicyLayer(5, List.of(), Duration.ofSeconds(1), 2.0,
 			Duration.ofHours(1), 0, null, List.of(), List.of());
+
+	private static final String DURATION = "a positive duration of at most 100 years, such as '500ms', '10s' or '1h'";
+
+	/**
+	 * The first value set in this layer that no retry policy accepts. These are the only rules for policy
+	 * values, whether they come from properties, an annotation or code.
+	 * @return what is wrong, or {@code null} when every value that is set can be used
+	 */
+	public @Nullable InvalidPolicyValue invalidValue() {
+		if (this.maxRetries != null && this.maxRetries < 0) {
+			return new InvalidPolicyValue("max-retries", this.maxRetries,
+					"0 or more retries (retries after the first attempt)");
+		}
+		if (this.delays != null) {
+			for (Duration delay : this.delays) {
+				if (delay == null || delay.isNegative() || delay.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0) {
+					return new InvalidPolicyValue("delays", delay,
+							"delays of zero or more, each at most 100 years, such as '10s, 100s, 1h'");
+				}
+			}
+		}
+		InvalidPolicyValue interval = firstNotPositive("initial-interval", this.initialInterval);
+		if (interval != null) {
+			return interval;
+		}
+		if (this.multiplier != null && !(this.multiplier >= 1.0)) {
+			return new InvalidPolicyValue("multiplier", this.multiplier,
+					"a multiplier of at least 1.0 (1.0 means a fixed delay)");
+		}
+		interval = firstNotPositive("max-interval", this.maxInterval);
+		if (interval != null) {
+			return interval;
+		}
+		if (this.immediateRetries != null && this.immediateRetries < 0) {
+			return new InvalidPolicyValue("immediate-retries", this.immediateRetries, "0 or more in-place retries");
+		}
+		return firstNotPositive("timeout", this.timeout);
+	}
+
+	private static @Nullable InvalidPolicyValue firstNotPositive(String field, @Nullable Duration value) {
+		if (value != null && (value.isNegative() || value.isZero()
+				|| value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
+			return new InvalidPolicyValue(field, value, DURATION);
+		}
+		return null;
+	}
 
 }

@@ -79,11 +79,4 @@ public final class RetryPolicyResolver {
 		return List.of();
 	}
 
-	static Duration positive(String name, Duration value) {
-		if (value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(name + " must be positive but was " + value);
-		}
-		return value;
-	}
-
 }

@@ -1,5 +1,8 @@
 package io.github.tieredretry.topology;
 
+import java.util.List;
+
+import io.github.tieredretry.topology.RetryTopologyConflictException.Conflict;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -9,13 +12,17 @@ import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Exchange;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitUtils;
 
 /**
- * Declares the retry topology explicitly: at startup, so that a conflicting existing queue fails the
+ * Declares the retry topology explicitly: at startup, so that conflicting existing queues fail the
  * application with a clear message, and whenever a forward finds part of the topology missing.
- * Declaring is idempotent; the application's {@code RabbitAdmin} also declares the same objects (from
- * the {@link RetryDeclarables} bean) on every new connection.
+ * <p>
+ * It checks first and declares after: every queue and exchange is inspected first, without creating any, and
+ * when any exists with other arguments nothing at all is declared, so that a failed start leaves nothing
+ * behind. Declaring is idempotent; once a check has passed, the application's {@code RabbitAdmin} also
+ * declares the same objects (from the {@link RetryDeclarables} bean) on every new connection.
  */
 public final class RetryTopologyDeclarer {
 
@@ -25,21 +32,28 @@ public final class RetryTopologyDeclarer {
 
 	private final @Nullable AmqpAdmin admin;
 
+	private final TopologyProbe probe;
+
+	private volatile boolean checked;
+
 	/**
 	 * Create a declarer.
 	 * @param topology the topology
 	 * @param admin the admin to declare with, or {@code null} when the application declares nothing
 	 * ({@code spring.rabbitmq.dynamic=false}): the topology must then exist already
+	 * @param inspection the connection to inspect the broker on, to the admin's virtual host; not one the
+	 * admin declares on, so that inspecting cannot make the admin declare anything
 	 */
-	public RetryTopologyDeclarer(RetryTopology topology, @Nullable AmqpAdmin admin) {
+	public RetryTopologyDeclarer(RetryTopology topology, @Nullable AmqpAdmin admin, ConnectionFactory inspection) {
 		this.topology = topology;
 		this.admin = admin;
+		this.probe = new TopologyProbe(inspection);
 	}
 
 	/**
-	 * Declare every object of the topology.
+	 * Declare every object of the topology, after checking that none exists with other arguments.
 	 * @return {@code false} when there is no admin to declare with
-	 * @throws RetryTopologyConflictException when a queue or exchange exists with other arguments
+	 * @throws RetryTopologyConflictException listing every queue and exchange that exists with other arguments
 	 * @throws AmqpConnectException when the broker cannot be reached
 	 */
 	public boolean declare() {
@@ -47,6 +61,12 @@ public final class RetryTopologyDeclarer {
 		if (amqpAdmin == null) {
 			return false;
 		}
+		List<Conflict> conflicts = this.probe.inspect(this.topology).conflicts();
+		if (!conflicts.isEmpty()) {
+			throw new RetryTopologyConflictException(conflicts, this.topology.queueType(), this.probe.virtualHost(),
+					true);
+		}
+		this.checked = true;
 		for (Exchange exchange : this.topology.exchanges()) {
 			try {
 				amqpAdmin.declareExchange(exchange);
@@ -82,11 +102,28 @@ public final class RetryTopologyDeclarer {
 		return true;
 	}
 
+	/**
+	 * The exchanges and queues of the topology that do not exist on the broker; declares nothing.
+	 * @return e.g. {@code queue retry.delay.1s}; empty when all exist
+	 */
+	public List<String> missing() {
+		return this.probe.inspect(this.topology).missing();
+	}
+
+	/**
+	 * Whether a check found no conflict, so that the topology may be declared on every new connection.
+	 * @return whether the topology has been checked
+	 */
+	public boolean isChecked() {
+		return this.checked;
+	}
+
 	private RuntimeException conflictOr(RuntimeException ex) {
-		// The 406 may surface while declaring any object (the admin redeclares everything on a new
-		// connection), so the broker's message, which names the object, is the source of truth.
+		// Something changed since the check (the admin redeclares everything on a new connection), so the
+		// broker's message, which names the object, is the source of truth.
 		if (RabbitUtils.isMismatchedQueueArgs(ex) || RabbitUtils.isExchangeDeclarationFailure(ex)) {
-			return new RetryTopologyConflictException(rootMessage(ex), this.topology.queueType());
+			return new RetryTopologyConflictException(List.of(Conflict.fromBrokerMessage(rootMessage(ex))),
+					this.topology.queueType(), this.probe.virtualHost(), false);
 		}
 		return ex;
 	}

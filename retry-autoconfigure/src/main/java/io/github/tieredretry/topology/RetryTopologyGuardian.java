@@ -1,41 +1,29 @@
 package io.github.tieredretry.topology;
 
-import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
-import com.rabbitmq.client.Channel;
-import io.github.tieredretry.broker.RealChannels;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.amqp.core.Exchange;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.connection.Connection;
-import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
  * Checks every so often that the retry topology still exists on the broker, and declares it again (which
  * also restores bindings, which cannot be checked). Forwards heal a missing tier, parking lot or delay exchange themselves, but
  * nothing forwards to {@code retry.return}: if it were deleted, the broker would silently drop every retry
- * leaving a tier until the next reconnection. The check is a few passive declarations.
+ * leaving a tier until the next reconnection. The check is a few declarations that create nothing.
  */
 public final class RetryTopologyGuardian implements SmartLifecycle {
 
 	private static final Log logger = LogFactory.getLog(RetryTopologyGuardian.class);
 
-	private final RetryTopology topology;
-
 	private final RetryTopologyDeclarer declarer;
-
-	private final ConnectionFactory connectionFactory;
 
 	private final Duration interval;
 
@@ -47,20 +35,15 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 
 	/**
 	 * Create a guardian.
-	 * @param topology the topology to watch
-	 * @param declarer declares it again
-	 * @param connectionFactory the connection to check with
+	 * @param declarer inspects the broker and declares the topology again
 	 * @param interval time between checks; zero or negative disables the checks
 	 * @param scheduler the thread the checks run on
 	 * @param brokerBlocksConnection whether the broker blocks the connection now (a resource alarm): checks
 	 * would only wait for it to clear, and are skipped
 	 */
-	public RetryTopologyGuardian(RetryTopology topology, RetryTopologyDeclarer declarer,
-			ConnectionFactory connectionFactory, Duration interval, ScheduledExecutorService scheduler,
-			BooleanSupplier brokerBlocksConnection) {
-		this.topology = topology;
+	public RetryTopologyGuardian(RetryTopologyDeclarer declarer, Duration interval,
+			ScheduledExecutorService scheduler, BooleanSupplier brokerBlocksConnection) {
 		this.declarer = declarer;
-		this.connectionFactory = connectionFactory;
 		this.interval = interval;
 		this.scheduler = scheduler;
 		this.brokerBlocksConnection = brokerBlocksConnection;
@@ -79,7 +62,7 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 		}
 		List<String> missing;
 		try {
-			missing = missingObjects();
+			missing = this.declarer.missing();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Retry topology check skipped: " + ex.getMessage());
@@ -95,37 +78,6 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 			logger.warn("Could not declare the retry topology again: " + ex.getMessage());
 		}
 		return missing;
-	}
-
-	private List<String> missingObjects() {
-		List<String> missing = new ArrayList<>();
-		Connection connection = this.connectionFactory.createConnection();
-		for (Exchange exchange : this.topology.exchanges()) {
-			if (!exists(connection, (channel) -> channel.exchangeDeclarePassive(exchange.getName()))) {
-				missing.add("exchange " + exchange.getName());
-			}
-		}
-		for (Queue queue : this.topology.queues()) {
-			if (!exists(connection, (channel) -> channel.queueDeclarePassive(queue.getName()))) {
-				missing.add("queue " + queue.getName());
-			}
-		}
-		return missing;
-	}
-
-	private static boolean exists(Connection connection, PassiveDeclaration declaration) {
-		// A failed passive declaration closes the channel: one channel per check, closed for good.
-		Channel cached = connection.createChannel(false);
-		try {
-			declaration.declare(RealChannels.target(cached));
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
-		finally {
-			RealChannels.closeForGood(cached);
-		}
 	}
 
 	@Override
@@ -154,13 +106,6 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	@Override
 	public int getPhase() {
 		return RetryTopologyInitializer.PHASE;
-	}
-
-	@FunctionalInterface
-	private interface PassiveDeclaration {
-
-		void declare(Channel channel) throws IOException;
-
 	}
 
 }

@@ -1,15 +1,20 @@
 package io.github.tieredretry.topology;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.amqp.AmqpConnectException;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Declares the retry topology when the application starts, before any listener container: a queue that
- * exists with conflicting arguments fails startup with a clear message. A broker that cannot be reached
- * does not: the application's {@code RabbitAdmin} declares the topology on the first connection.
+ * Declares the retry topology when the application starts, before any listener container: queues that
+ * exist with conflicting arguments fail startup with a clear message, and nothing is declared. A broker
+ * that cannot be reached does not fail startup: the topology is checked and declared when the application's
+ * first connection is established.
  */
 public final class RetryTopologyInitializer implements SmartLifecycle {
 
@@ -22,11 +27,24 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 
 	private final RetryTopology topology;
 
+	private final ConnectionFactory connectionFactory;
+
+	private final AtomicBoolean listening = new AtomicBoolean();
+
 	private volatile boolean running;
 
-	public RetryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology) {
+	/**
+	 * Create the initializer.
+	 * @param declarer checks and declares the topology
+	 * @param topology the topology
+	 * @param connectionFactory the application's connection factory, whose first connection declares the
+	 * topology when the broker could not be reached at startup
+	 */
+	public RetryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology,
+			ConnectionFactory connectionFactory) {
 		this.declarer = declarer;
 		this.topology = topology;
+		this.connectionFactory = connectionFactory;
 	}
 
 	@Override
@@ -51,13 +69,39 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 		}
 		catch (AmqpConnectException ex) {
 			logger.warn("RabbitMQ is not reachable at startup (" + ex.getMessage() + "); the retry topology will be "
-					+ "declared when the connection is established");
+					+ "checked and declared when the connection is established");
+			declareOnNextConnection();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not declare the retry topology at startup; it will be declared again on the next "
 					+ "connection and before a forward that finds it missing", ex);
+			declareOnNextConnection();
 		}
 		this.running = true;
+	}
+
+	private void declareOnNextConnection() {
+		if (this.listening.compareAndSet(false, true)) {
+			this.connectionFactory.addConnectionListener(this::connected);
+		}
+	}
+
+	private void connected(Connection connection) {
+		if (this.declarer.isChecked()) {
+			return;
+		}
+		try {
+			this.declarer.declare();
+		}
+		catch (RetryTopologyConflictException ex) {
+			// Too late to stop the application: say it loudly. Nothing is declared, and forwards fail (the
+			// messages stay in their queues) until the conflict is resolved.
+			logger.error("The retry topology cannot be declared. " + ex.getMessage());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not declare the retry topology on the new connection; it will be declared before a "
+					+ "forward that finds it missing: " + ex.getMessage());
+		}
 	}
 
 	@Override

@@ -72,6 +72,8 @@ class RetryEndpointWebIntegrationTests {
 		registry.add("test.payments", () -> PAYMENTS);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 500ms");
+		// Tier names that other suites share on the test broker, where they are classic queues.
+		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.policies.payments.max-retries", () -> "3");
 		registry.add("retry.policies.payments.initial-interval", () -> "200ms");

@@ -44,8 +44,11 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
@@ -61,6 +64,7 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 
@@ -76,7 +80,8 @@ class TieredRetryAutoConfigurationTests {
 	private static final int UNREACHABLE_PORT = Ports.unused();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
+				RetryDisabledAutoConfiguration.class))
 		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + UNREACHABLE_PORT,
 				"spring.rabbitmq.listener.simple.auto-startup=false",
 				"spring.rabbitmq.listener.direct.auto-startup=false");
@@ -105,7 +110,7 @@ class TieredRetryAutoConfigurationTests {
 			assertThat(topology.tierQueueNames()).containsExactly("retry.delay.1s", "retry.delay.5s",
 					"retry.delay.30s", "retry.delay.2m", "retry.delay.10m", "retry.delay.1h");
 			assertThat(topology.parkingLot()).isEqualTo("retry.parking-lot");
-			assertThat(topology.queueType()).isEqualTo(QueueType.CLASSIC);
+			assertThat(topology.queueType()).isEqualTo(QueueType.QUORUM);
 		});
 	}
 
@@ -113,7 +118,7 @@ class TieredRetryAutoConfigurationTests {
 	@ExtendWith(OutputCaptureExtension.class)
 	void classicTiersSayAtStartupThatABrokerStopCanLoseARetry(CapturedOutput output) {
 		// The runner's broker is unreachable: the notice comes before the topology would be declared.
-		this.contextRunner.run((context) -> {
+		this.contextRunner.withPropertyValues("retry.queue-type=classic").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("Retry tiers are classic queues (retry.queue-type=classic)")
 				.contains("Set retry.queue-type=quorum where that matters.");
@@ -122,8 +127,8 @@ class TieredRetryAutoConfigurationTests {
 
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
-	void quorumTiersNeedNoSuchNotice(CapturedOutput output) {
-		this.contextRunner.withPropertyValues("retry.queue-type=quorum").run((context) -> {
+	void quorumTiersByDefaultNeedNoSuchNotice(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).doesNotContain("Retry tiers are classic queues");
 		});
@@ -159,6 +164,44 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void retryDisabledWarnsThatRetryableListenersNowLoopOnFailures(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("retry.enabled=false")
+			.withUserConfiguration(OrderListener.class, ClassLevelListener.class, PlainListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("WARN")
+					.contains("retry.enabled=false: @RetryableListener is ignored on "
+							+ "TieredRetryAutoConfigurationTests.ClassLevelListener, "
+							+ "TieredRetryAutoConfigurationTests.OrderListener#onOrder.")
+					.contains("requeued and redelivered at once, again and again: a hot loop")
+					.doesNotContain("PlainListener");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void retryDisabledWarningSaysWhatTheContainerDoesInstead(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.enabled=false", "spring.rabbitmq.listener.simple.default-requeue-rejected=false")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> assertThat(output).contains("OrderListener#onOrder")
+				.contains("is not retried, then rejected: dropped, or dead-lettered")
+				.doesNotContain("hot loop"));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void noRetryDisabledWarningWithoutRetryableListenersOrWhenEnabled(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("retry.enabled=false")
+			.withUserConfiguration(PlainListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner.withUserConfiguration(OrderListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(output).doesNotContain("retry.enabled=false");
+	}
+
+	@Test
 	void backsOffWithoutRabbitTemplateOnTheClasspath() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(RabbitTemplate.class))
 			.run((context) -> assertThat(context).hasNotFailed()
@@ -181,7 +224,7 @@ class TieredRetryAutoConfigurationTests {
 			assertThat(context).hasSingleBean(RetryTopology.class);
 			RetryTopology topology = context.getBean(RetryTopology.class);
 			assertThat(topology).isSameAs(context.getBean("userTopology"));
-			assertThat(queueNames(context.getBean(RetryDeclarables.class))).containsExactly("user.parking-lot",
+			assertThat(queueNames(checked(context))).containsExactly("user.parking-lot",
 					"retry.delay.2s", "retry.delay.4s");
 		});
 	}
@@ -287,8 +330,8 @@ class TieredRetryAutoConfigurationTests {
 
 	@Test
 	void declarablesAreThreeExchangesTheTierQueuesAndTheParkingLot() {
-		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m").run((context) -> {
-			RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m", "retry.queue-type=classic").run((context) -> {
+			RetryDeclarables declarables = checked(context);
 			assertThat(declared(declarables, Exchange.class))
 				.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
 				.containsExactlyInAnyOrder(
@@ -316,9 +359,22 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void nothingIsDeclaredOnNewConnectionsBeforeTheTopologyHasBeenCheckedAgainstTheBroker() {
+		// The broker is unreachable here: the startup check could not run.
+		this.contextRunner.withUserConfiguration(OrderListener.class).run((context) -> {
+			assertThat(context.getBean(RetryTopologyDeclarer.class).isChecked()).isFalse();
+			assertThat(context.getBean(RetryDeclarables.class).getDeclarables()).isEmpty();
+			assertThat(context.getBean(RetryDeclarables.class).getDeclarablesByType(Queue.class)).isEmpty();
+			assertThat(checked(context).getDeclarables()).hasSize(context.getBean(RetryTopology.class)
+				.declarables()
+				.size());
+		});
+	}
+
+	@Test
 	void eachTierQueueIsBoundToTheDelayExchangeByItsTierHeader() {
 		this.contextRunner.withPropertyValues("retry.tiers=1s,90s").run((context) -> {
-			List<Binding> bindings = declared(context.getBean(RetryDeclarables.class), Binding.class);
+			List<Binding> bindings = declared(checked(context), Binding.class);
 			assertThat(bindings).filteredOn((binding) -> binding.getExchange().equals("retry.delay"))
 				.extracting(Binding::getDestination, (binding) -> binding.getArguments().get("retry-tier"),
 						(binding) -> binding.getArguments().get("x-match"))
@@ -331,10 +387,10 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
-	void quorumTiersDeadLetterAtLeastOnce() {
-		this.contextRunner.withPropertyValues("retry.queue-type=quorum", "retry.parking-lot=orders.parked")
+	void quorumTiersByDefaultDeadLetterAtLeastOnce() {
+		this.contextRunner.withPropertyValues("retry.parking-lot=orders.parked")
 			.run((context) -> {
-				RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+				RetryDeclarables declarables = checked(context);
 				assertThat(queueNames(declarables)).hasSize(7).contains("orders.parked");
 				assertThat(declared(declarables, Queue.class))
 					.filteredOn((queue) -> queue.getName().startsWith("retry.delay."))
@@ -350,7 +406,7 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void declarablesByTypeAreTheDeclarablesOfThatType() {
 		this.contextRunner.withUserConfiguration(OrderListener.class).run((context) -> {
-			RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+			RetryDeclarables declarables = checked(context);
 			assertThat(declarables.getDeclarablesByType(Exchange.class))
 				.containsExactlyElementsOf(declared(declarables, Exchange.class));
 			assertThat(declarables.getDeclarablesByType(Queue.class))
@@ -365,7 +421,7 @@ class TieredRetryAutoConfigurationTests {
 		this.contextRunner.withUserConfiguration(OrderListener.class, InvoiceListener.class, PlainListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				RetryDeclarables declarables = context.getBean(RetryDeclarables.class);
+				RetryDeclarables declarables = checked(context);
 				assertThat(declared(declarables, Exchange.class)).hasSize(3);
 				assertThat(declared(declarables, Binding.class))
 					.filteredOn((binding) -> binding.getExchange().equals("retry.return"))
@@ -470,7 +526,7 @@ class TieredRetryAutoConfigurationTests {
 				Arguments.of("retry.defaults.timeout=0s", "retry.defaults.timeout", "Use a positive duration"),
 				Arguments.of("retry.policies.payments.timeout=-5m", "retry.policies.payments.timeout",
 						"Use a positive duration"),
-				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays", "zero or positive durations"),
+				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays", "'-1s' is not usable. Use delays of zero or more"),
 				Arguments.of("retry.defaults.retry-on=com.example.NoSuchException", "retry.defaults.retry-on",
 						"No class 'com.example.NoSuchException' on the classpath"),
 				Arguments.of("retry.policies.payments.no-retry-on=com.example.Missing",
@@ -500,6 +556,42 @@ class TieredRetryAutoConfigurationTests {
 						"at most 100 years"));
 	}
 
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("durationsAsWritten")
+	void invalidDurationIsShownAsTheUserWroteIt(String[] assignments, String property, String shown) {
+		this.contextRunner.withPropertyValues(assignments).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property " + property + " with value '" + shown + "' is invalid")
+				.hasMessageNotContaining("PT");
+		});
+	}
+
+	static Stream<Arguments> durationsAsWritten() {
+		return Stream.of(Arguments.of(new String[] { "retry.defaults.timeout=0s" }, "retry.defaults.timeout", "0s"),
+				Arguments.of(new String[] { "retry.policies.payments.initial-interval=-1500ms" },
+						"retry.policies.payments.initial-interval", "-1500ms"),
+				Arguments.of(new String[] { "retry.defaults.delays[0]=10s", "retry.defaults.delays[1]=-2m" },
+						"retry.defaults.delays", "[10s, -2m]"),
+				Arguments.of(new String[] { "retry.tiers[0]=5s", "retry.tiers[1]=1s" }, "retry.tiers", "[5s, 1s]"),
+				Arguments.of(new String[] { "retry.publish.confirm-timeout=0ms" }, "retry.publish.confirm-timeout",
+						"0s"));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void misspelledQueueTypeIsAnsweredWithTheValidValuesAsWritten(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(EmptyApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.setDefaultProperties(Map.of("retry.queue-type", "quorom", "spring.rabbitmq.port", UNREACHABLE_PORT));
+		assertThatException().isThrownBy(application::run);
+		assertThat(output).contains("Failed to bind properties under 'retry.queue-type'")
+			.contains("Value: \"quorom\"")
+			.containsPattern("The following values are valid:\\s+classic\\s+quorum");
+	}
+
 	@Test
 	void unknownQueueTypeFailsStartupNamingTheProperty() {
 		this.contextRunner.withPropertyValues("retry.queue-type=stream")
@@ -522,21 +614,53 @@ class TieredRetryAutoConfigurationTests {
 	}
 
 	@Test
+	void delayWithoutAUnitFailsStartupShowingBothReadings() {
+		this.contextRunner.withUserConfiguration(UnitlessDelayListener.class)
+			.run(failsWith("UnitlessDelayListener#onOrder", "delay \"10\" has no unit",
+					"Write \"10ms\" for milliseconds or \"10s\" for seconds"));
+	}
+
+	@Test
 	void negativeDelayFailsStartupNamingTheListenerAndTheDelay() {
 		this.contextRunner.withUserConfiguration(NegativeDelayListener.class)
-			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is negative"));
+			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable", "Use delays of zero or more"));
 	}
 
 	@Test
 	void negativeMaxRetriesFailsStartupNamingTheListenerAndTheValue() {
 		this.contextRunner.withUserConfiguration(NegativeMaxRetriesListener.class)
-			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is negative"));
+			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is not usable", "Or -1 (the default)"));
 	}
 
 	@Test
-	void manualAckModeFailsStartupNamingTheListener() {
+	void manualAckModeOnTheAnnotationFailsStartupPointingAtTheAnnotation() {
 		this.contextRunner.withUserConfiguration(ManualAckListener.class)
-			.run(failsWith("ManualAckListener#onOrder", "acknowledge mode MANUAL is not supported"));
+			.run(failsWith("ManualAckListener#onOrder",
+					"acknowledge mode MANUAL, set by @RabbitListener(ackMode = \"MANUAL\"), is not supported",
+					"Remove ackMode = \"MANUAL\" from the @RabbitListener"));
+	}
+
+	@Test
+	void manualAckModeFromThePropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.listener.simple.acknowledge-mode=manual")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				failsWith("OrderListener#onOrder", "acknowledge mode MANUAL, set by its container factory",
+						"Remove spring.rabbitmq.listener.simple.acknowledge-mode")
+					.accept(context);
+				assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+					.hasMessageNotContaining("ackMode = ");
+			});
+	}
+
+	@Test
+	void noneAckModeFromTheDirectFactoryPropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner
+			.withPropertyValues("spring.rabbitmq.listener.type=direct",
+					"spring.rabbitmq.listener.direct.acknowledge-mode=none")
+			.withUserConfiguration(OrderListener.class)
+			.run(failsWith("OrderListener#onOrder", "acknowledge mode NONE, set by its container factory",
+					"Remove spring.rabbitmq.listener.direct.acknowledge-mode"));
 	}
 
 	@Test
@@ -548,7 +672,8 @@ class TieredRetryAutoConfigurationTests {
 	@Test
 	void noneAckModeFailsStartupNamingTheListener() {
 		this.contextRunner.withUserConfiguration(NoAckListener.class)
-			.run(failsWith("NoAckListener#onOrder", "acknowledge mode NONE is not supported"));
+			.run(failsWith("NoAckListener#onOrder",
+					"acknowledge mode NONE, set by @RabbitListener(ackMode = \"NONE\"), is not supported"));
 	}
 
 	@Test
@@ -642,6 +767,13 @@ class TieredRetryAutoConfigurationTests {
 		return container.getMessageListener();
 	}
 
+	/**
+	 * What the admin declares once the topology has been checked against the broker.
+	 */
+	private static RetryDeclarables checked(AssertableApplicationContext context) {
+		return new RetryDeclarables(context.getBean(RetryTopology.class), () -> true);
+	}
+
 	private static <T extends Declarable> List<T> declared(RetryDeclarables declarables, Class<T> type) {
 		return declarables.getDeclarables().stream().filter(type::isInstance).map(type::cast).toList();
 	}
@@ -656,6 +788,12 @@ class TieredRetryAutoConfigurationTests {
 			.filter((queue) -> queue.getName().equals(name))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("No queue " + name));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class })
+	static class EmptyApplication {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -821,6 +959,15 @@ class TieredRetryAutoConfigurationTests {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(delays = { "10s", "10 parsecs" })
+		public void onOrder(String order) {
+		}
+
+	}
+
+	static class UnitlessDelayListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener(delays = { "10", "1h" })
 		public void onOrder(String order) {
 		}
 

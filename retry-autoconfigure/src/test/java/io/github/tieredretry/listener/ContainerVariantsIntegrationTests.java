@@ -78,6 +78,8 @@ class ContainerVariantsIntegrationTests {
 		registry.add("spring.rabbitmq.listener.type", () -> "direct");
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 400ms, 1s");
+		// Tier names that other suites share on the test broker, where they are classic queues.
+		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.defaults.delays", () -> "200ms");
 		registry.add("retry.policies.eager.immediate-retries", () -> "2");

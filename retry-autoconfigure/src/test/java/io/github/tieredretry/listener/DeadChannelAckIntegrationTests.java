@@ -61,6 +61,8 @@ class DeadChannelAckIntegrationTests {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("retry.parking-lot", () -> queues.name("parking"));
 		registry.add("retry.tiers", () -> "200ms");
+		// Tier names that other suites share on the test broker, where they are classic queues.
+		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.delays", () -> "200ms");
 	}
 

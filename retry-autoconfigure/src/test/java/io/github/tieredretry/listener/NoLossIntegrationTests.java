@@ -60,6 +60,8 @@ class NoLossIntegrationTests {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "100ms, 300ms");
+		// Tier names that other suites share on the test broker, where they are classic queues.
+		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");
 		registry.add("retry.defaults.delays", () -> "100ms, 300ms");
 		registry.add("retry.defaults.no-retry-on", () -> IllegalArgumentException.class.getName());

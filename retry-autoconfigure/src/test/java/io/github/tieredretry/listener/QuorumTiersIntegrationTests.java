@@ -1,11 +1,8 @@
 package io.github.tieredretry.listener;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.InvocationRecorder;
@@ -13,7 +10,6 @@ import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TestBroker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -78,11 +74,11 @@ class QuorumTiersIntegrationTests {
 		tier.put("x-queue-type", "quorum");
 		tier.put("x-dead-letter-strategy", "at-least-once");
 		tier.put("x-overflow", "reject-publish");
-		assertThat(declaresEquivalently(TIER, tier)).isTrue();
+		assertThat(queues.broker().declaresEquivalently(TIER, tier)).isTrue();
 		// A delivery limit no peek can exhaust: RabbitMQ 4 would otherwise drop a parked message after 20.
-		assertThat(declaresEquivalently(PARKING_LOT,
+		assertThat(queues.broker().declaresEquivalently(PARKING_LOT,
 				Map.of("x-queue-type", "quorum", "x-delivery-limit", Integer.MAX_VALUE))).isTrue();
-		assertThat(declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "classic"))).isFalse();
+		assertThat(queues.broker().declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "classic"))).isFalse();
 	}
 
 	@Test
@@ -107,19 +103,6 @@ class QuorumTiersIntegrationTests {
 	 * Whether the queue exists with exactly these arguments: the broker refuses a redeclaration with
 	 * other arguments (PRECONDITION_FAILED).
 	 */
-	private static boolean declaresEquivalently(String queue, Map<String, Object> arguments) {
-		try (Connection connection = TestBroker.get().newConnection(); Channel channel = connection.createChannel()) {
-			channel.queueDeclare(queue, true, false, false, arguments);
-			return true;
-		}
-		catch (IOException ex) {
-			assertThat(String.valueOf(ex.getCause())).contains("inequivalent arg");
-			return false;
-		}
-		catch (Exception ex) {
-			throw new IllegalStateException(ex);
-		}
-	}
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration

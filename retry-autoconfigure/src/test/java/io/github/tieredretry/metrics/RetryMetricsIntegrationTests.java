@@ -62,6 +62,8 @@ class RetryMetricsIntegrationTests {
 		registry.add("test.slow-queue", () -> SLOW_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 500ms, 47s");
+		// Tier names that other suites share on the test broker, where they are classic queues.
+		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
 		registry.add("retry.policies.slow.delays", () -> "47s");

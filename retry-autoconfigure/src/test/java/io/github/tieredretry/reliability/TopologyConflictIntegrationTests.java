@@ -1,12 +1,16 @@
 package io.github.tieredretry.reliability;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
-import io.github.tieredretry.topology.RetryTopology;
-import io.github.tieredretry.topology.RetryTopologyConflictException;
+import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.topology.QueueType;
+import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.topology.RetryTopologyConflictException;
+import io.github.tieredretry.topology.RetryTopologyConflictException.Conflict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,33 +23,42 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * A tier queue that already exists with other arguments (declared by an application with the other
- * queue type, or by hand): queue arguments can never change, so startup must fail and say which queue
- * and what to do.
+ * Queues that already exist with other arguments (left by an application with the other queue type, or
+ * declared by hand): queue arguments can never change, so startup must fail, list every conflicting queue
+ * with commands for its virtual host, and declare nothing meanwhile.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class TopologyConflictIntegrationTests {
 
 	@Test
-	void classicTierQueueLeftBehindStopsAQuorumApplicationFromStartingWithTheQueueAndTheFix(CapturedOutput output) {
+	void classicQueuesLeftBehindStopAQuorumApplicationListingEveryOneAndDeclaringNothing(CapturedOutput output) {
 		IsolatedTopology topology = new IsolatedTopology();
-		String tierQueue = topology.shortTierQueue();
+		String shortTier = topology.shortTierQueue();
 		try (BrokerClient broker = new BrokerClient()) {
-			broker.declareQueue(tierQueue, Map.of("x-message-ttl", (int) topology.shortTier().toMillis(),
-					"x-dead-letter-exchange", RetryTopology.RETURN_EXCHANGE));
+			// What an application with classic tiers (the default before 0.1.0) left behind.
+			RetryTopology classic = declaredBy(topology, QueueType.CLASSIC);
+			broker.declareQueue(shortTier, classic.tierArguments(topology.shortTier()));
+			broker.declareQueue(topology.parkingLot(), classic.parkingLotArguments());
 
 			assertThatException().isThrownBy(() -> start(topology, "quorum"))
-				.havingRootCause()
-				.isInstanceOf(RetryTopologyConflictException.class)
-				.withMessageContaining("PRECONDITION_FAILED")
-				.withMessageContaining(tierQueue);
+				.satisfies((failure) -> assertThat(conflictIn(failure).getConflicts())
+					.extracting(Conflict::name, Conflict::existingType)
+					.containsExactlyInAnyOrder(tuple(shortTier, QueueType.CLASSIC),
+							tuple(topology.parkingLot(), QueueType.CLASSIC)));
 			assertThat(output).contains("APPLICATION FAILED TO START")
-				.contains("The queue '" + tierQueue + "' already exists on the broker with other arguments")
-				.contains("retry.queue-type=quorum")
-				.contains("rabbitmqctl delete_queue " + tierQueue)
-				.contains("or set retry.queue-type to match the existing queue");
+				.contains("2 objects of the retry topology already exist on virtual host '/'")
+				.contains("queue '" + shortTier + "' exists as a classic queue")
+				.contains("queue '" + topology.parkingLot() + "' exists as a classic queue")
+				.contains("This application declared nothing on the broker.")
+				.contains("shared by every application on virtual host '/'")
+				.contains("Either keep the existing classic queues: set retry.queue-type=classic.")
+				.contains("rabbitmqctl delete_queue -p / --if-empty " + shortTier)
+				.contains("rabbitmqctl delete_queue -p / --if-empty " + topology.parkingLot());
+			// The start declared none of the queues that did not conflict: nothing of the other type is left.
+			assertThat(broker.queueExists(topology.longTierQueue())).isFalse();
 		}
 		finally {
 			topology.delete();
@@ -53,25 +66,36 @@ class TopologyConflictIntegrationTests {
 	}
 
 	@Test
-	void quorumTierQueueLeftBehindStopsAClassicApplicationFromStarting() {
+	void quorumTierQueueLeftBehindStopsAClassicApplicationWithCommandsQuorumQueuesAccept() {
 		IsolatedTopology topology = new IsolatedTopology();
 		String tierQueue = topology.shortTierQueue();
 		try (BrokerClient broker = new BrokerClient()) {
-			broker.declareQueue(tierQueue, Map.of("x-queue-type", "quorum", "x-message-ttl",
-					(int) topology.shortTier().toMillis(), "x-dead-letter-exchange", RetryTopology.RETURN_EXCHANGE));
+			broker.declareQueue(tierQueue, declaredBy(topology, QueueType.QUORUM).tierArguments(topology.shortTier()));
 
-			assertThatException().isThrownBy(() -> start(topology, "classic"))
-				.satisfies((failure) -> assertThat(conflictIn(failure)).isNotNull()
-					.satisfies((conflict) -> {
-						assertThat(conflict.getObjectType()).isEqualTo("queue");
-						assertThat(conflict.getObjectName()).isEqualTo(tierQueue);
-						assertThat(conflict.getMessage()).contains("retry.queue-type=classic")
-							.contains("rabbitmqctl delete_queue " + tierQueue);
-					}));
+			assertThatException().isThrownBy(() -> start(topology, "classic")).satisfies((failure) -> {
+				RetryTopologyConflictException conflict = conflictIn(failure);
+				assertThat(conflict.getConflicts()).singleElement().satisfies((queue) -> {
+					assertThat(queue.objectType()).isEqualTo("queue");
+					assertThat(queue.name()).isEqualTo(tierQueue);
+					assertThat(queue.existingType()).isEqualTo(QueueType.QUORUM);
+					assertThat(queue.brokerMessage()).contains("PRECONDITION_FAILED");
+				});
+				assertThat(conflict.getProblem()).contains("retry.queue-type=classic");
+				// RabbitMQ refuses --if-empty for quorum queues.
+				assertThat(conflict.getFix()).contains("set retry.queue-type=quorum")
+					.contains("rabbitmqctl delete_queue -p / " + tierQueue)
+					.contains("rabbitmqctl list_queues -p / name messages");
+			});
+			assertThat(broker.queueExists(topology.parkingLot())).isFalse();
 		}
 		finally {
 			topology.delete();
 		}
+	}
+
+	private static RetryTopology declaredBy(IsolatedTopology topology, QueueType type) {
+		return new RetryTopology(TierLadder.of(List.of(topology.shortTier(), topology.longTier())), type,
+				topology.parkingLot());
 	}
 
 	private static RetryTopologyConflictException conflictIn(Throwable failure) {
@@ -80,7 +104,7 @@ class TopologyConflictIntegrationTests {
 				return conflict;
 			}
 		}
-		return null;
+		throw new AssertionError("No RetryTopologyConflictException in " + failure, failure);
 	}
 
 	private static void start(IsolatedTopology topology, String queueType) {
@@ -94,7 +118,7 @@ class TopologyConflictIntegrationTests {
 		properties.put("retry.parking-lot", topology.parkingLot());
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).properties(properties)
 			.run()) {
-			throw new AssertionError("The application started despite the conflicting tier queue");
+			throw new AssertionError("The application started despite the conflicting queues");
 		}
 	}
 

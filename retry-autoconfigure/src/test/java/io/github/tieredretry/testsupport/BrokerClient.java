@@ -135,6 +135,29 @@ public final class BrokerClient implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Whether an existing queue has exactly these (equivalent) arguments, asked by declaring it with them on
+	 * a channel of its own: RabbitMQ refuses (406) a declaration with other arguments.
+	 * @param queue a durable queue that exists
+	 * @param arguments the arguments to compare
+	 * @return whether the declaration was accepted
+	 */
+	public boolean declaresEquivalently(String queue, Map<String, Object> arguments) {
+		try (Channel probe = this.connection.createChannel()) {
+			probe.queueDeclare(queue, true, false, false, arguments);
+			return true;
+		}
+		catch (IOException ex) {
+			if (!String.valueOf(ex.getCause()).contains("inequivalent arg")) {
+				throw new IllegalStateException(ex);
+			}
+			return false;
+		}
+		catch (TimeoutException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	public Channel channel() {
 		return this.channel;
 	}

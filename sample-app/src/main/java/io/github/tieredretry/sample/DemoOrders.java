@@ -57,7 +57,14 @@ public class DemoOrders implements ApplicationRunner {
 
 	@Override
 	public void run(ApplicationArguments args) {
-		String run = "o" + (System.currentTimeMillis() % 100_000);
+		publish("o" + (System.currentTimeMillis() % 100_000));
+	}
+
+	/**
+	 * Publish the demo orders and one malformed payload, with message ids {@code <run>-1} to {@code <run>-17}.
+	 * @param run a prefix that makes this run's message ids unique
+	 */
+	public void publish(String run) {
 		List<Order> orders = orders(run);
 		orders.forEach((order) -> this.rabbitTemplate.convertAndSend(this.queue, order,
 				(message) -> withId(message, order.orderId())));

@@ -1,80 +1,80 @@
 package io.github.tieredretry.sample;
 
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
 
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.policy.ParkedReason;
-import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.test.RetryOutcomes;
+import io.github.tieredretry.test.TieredRetryTest;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.event.EventListener;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample's demo, end to end against a real broker (with short tiers): healthy and flaky orders are
- * paid, the never-succeeding, fraudulent and malformed ones are parked for the right reason.
+ * The sample's demo, end to end against the broker of application.yml (localhost:5672, or
+ * SPRING_RABBITMQ_HOST/PORT/USERNAME/PASSWORD), with short test tiers: healthy orders are paid, flaky ones
+ * after two retries, and the never-succeeding, fraudulent and malformed ones are parked for the right reason.
+ * <p>
+ * Queues and tiers of its own, deleted afterwards, so that it can share a broker with other tests.
  */
-@SpringBootTest(classes = { SampleApplication.class, SampleApplicationTests.ParkedEvents.class })
-@RabbitIntegrationTest
+@SpringBootTest(properties = { "server.port=0", "sample.demo.enabled=false",
+		"sample.orders-queue=" + SampleApplicationTests.ORDERS, "retry.parking-lot=" + SampleApplicationTests.PARKING_LOT,
+		"retry.policies.payments.delays=157ms, 283ms" })
+@TieredRetryTest(tiers = { "157ms", "283ms" })
+@DirtiesContext
 class SampleApplicationTests {
 
-	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("sample");
+	static final String ORDERS = "sample-test.orders";
 
-	static final String QUEUE = queues.name("orders");
+	static final String PARKING_LOT = "sample-test.parking-lot";
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String RUN = "test";
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		registry.add(SampleTopology.ORDERS_QUEUE_PROPERTY, () -> QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 500ms");
-		registry.add("retry.policies.payments.delays", () -> "200ms, 500ms");
-		registry.add("server.port", () -> "0");
-	}
+	@Autowired
+	RetryOutcomes outcomes;
 
 	@Autowired
 	OrderLedger ledger;
 
 	@Autowired
-	ParkedEvents parked;
-
+	RabbitTemplate rabbit;
 
 	@Test
 	void demoOrdersArePaidOrParkedForTheRightReason() {
-		await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.paidCount() == 14 && this.parked.byCustomerOrder.size() == 3);
-		assertThat(this.parked.byCustomerOrder.values()).containsExactlyInAnyOrder(ParkedReason.EXHAUSTED,
-				ParkedReason.NOT_RETRYABLE, ParkedReason.NOT_RETRYABLE);
-		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(3);
-		assertThat(queues.broker().count(QUEUE)).isZero();
+		new DemoOrders(this.rabbit, ORDERS).publish(RUN);
+
+		MessageParkedEvent broke = this.outcomes.awaitParked("test-15");
+		assertThat(broke.reason()).isEqualTo(ParkedReason.EXHAUSTED);
+		assertThat(broke.retryCount()).isEqualTo(3);
+		assertThat(this.outcomes.awaitParked("test-16").reason()).isEqualTo(ParkedReason.NOT_RETRYABLE);
+		assertThat(this.outcomes.awaitParked("test-17").reason()).isEqualTo(ParkedReason.NOT_RETRYABLE);
+		assertThat(this.outcomes.awaitRecovered("test-13").retryCount()).isEqualTo(2);
+		assertThat(this.outcomes.awaitRecovered("test-14").retryCount()).isEqualTo(2);
+		// The healthy ones raise no event: paid on their first attempt.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.ledger.paidCount() == 14);
+		Long parked = this.rabbit.execute((channel) -> channel.messageCount(PARKING_LOT));
+		assertThat(parked).isEqualTo(3);
 	}
 
 	@TestConfiguration(proxyBeanMethods = false)
-	static class ParkedEvents {
-
-		final Map<String, ParkedReason> byCustomerOrder = new ConcurrentHashMap<>();
-
-		@EventListener
-		void onParked(MessageParkedEvent event) {
-			this.byCustomerOrder.put(String.valueOf(event.messageId()), event.reason());
-		}
+	static class DeleteTestQueues {
 
 		@Bean
-		String parkedEventsMarker() {
-			return "parked-events";
+		DisposableBean deleteSampleTestQueues(AmqpAdmin admin) {
+			// At context close, after the listener containers stopped: nothing declares them again.
+			return () -> List.of(ORDERS, PARKING_LOT, "retry.delay.157ms", "retry.delay.283ms")
+				.forEach(admin::deleteQueue);
 		}
 
 	}

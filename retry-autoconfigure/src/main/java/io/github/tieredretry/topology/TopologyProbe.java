@@ -1,0 +1,160 @@
+package io.github.tieredretry.topology;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.broker.RealChannels;
+import io.github.tieredretry.topology.RetryTopologyConflictException.Conflict;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.AmqpIOException;
+import org.springframework.amqp.core.Exchange;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+
+/**
+ * Finds out what the broker already has of the retry topology without creating anything: which exchanges
+ * and queues are missing, and which exist with other arguments. A passive declaration tells whether an
+ * object exists; only an existing one is then declared with the topology's arguments, which changes nothing
+ * when they are equivalent and is refused (406, channel closed) when they are not. Every check runs on a
+ * channel of its own, so that one refusal cannot hide the next: all conflicts are found at once.
+ */
+final class TopologyProbe {
+
+	private final ConnectionFactory connectionFactory;
+
+	TopologyProbe(ConnectionFactory connectionFactory) {
+		this.connectionFactory = connectionFactory;
+	}
+
+	String virtualHost() {
+		return this.connectionFactory.getVirtualHost();
+	}
+
+	/**
+	 * Inspect the broker.
+	 * @param topology the topology to look for
+	 * @return what is missing and what conflicts
+	 * @throws AmqpIOException when the broker cannot be asked (connection lost, no permission)
+	 */
+	Inspection inspect(RetryTopology topology) {
+		Connection connection = this.connectionFactory.createConnection();
+		List<String> missing = new ArrayList<>();
+		List<Conflict> conflicts = new ArrayList<>();
+		for (Exchange exchange : topology.exchanges()) {
+			if (!exists(connection, (channel) -> channel.exchangeDeclarePassive(exchange.getName()))) {
+				missing.add("exchange " + exchange.getName());
+			}
+			else {
+				String refusal = refusal(connection, (channel) -> channel.exchangeDeclare(exchange.getName(),
+						exchange.getType(), exchange.isDurable(), exchange.isAutoDelete(), exchange.isInternal(),
+						exchange.getArguments()));
+				if (refusal != null) {
+					conflicts.add(new Conflict("exchange", exchange.getName(), null, refusal));
+				}
+			}
+		}
+		Map<String, Queue> ofOtherType = queuesOfOtherType(topology);
+		for (Queue queue : topology.queues()) {
+			if (!exists(connection, (channel) -> channel.queueDeclarePassive(queue.getName()))) {
+				missing.add("queue " + queue.getName());
+				continue;
+			}
+			String refusal = refusal(connection, declaration(queue));
+			if (refusal != null) {
+				// Equivalent to the other type's declaration? Then the type is the whole difference.
+				Queue other = ofOtherType.get(queue.getName());
+				QueueType existing = (other != null && refusal(connection, declaration(other)) == null)
+						? otherType(topology.queueType()) : null;
+				conflicts.add(new Conflict("queue", queue.getName(), existing, refusal));
+			}
+		}
+		return new Inspection(missing, conflicts);
+	}
+
+	private static Map<String, Queue> queuesOfOtherType(RetryTopology topology) {
+		RetryTopology other = new RetryTopology(topology.tiers(), otherType(topology.queueType()),
+				topology.parkingLot());
+		return other.queues().stream().collect(Collectors.toMap(Queue::getName, Function.identity()));
+	}
+
+	private static QueueType otherType(QueueType type) {
+		return (type == QueueType.CLASSIC) ? QueueType.QUORUM : QueueType.CLASSIC;
+	}
+
+	private static Operation declaration(Queue queue) {
+		return (channel) -> channel.queueDeclare(queue.getName(), queue.isDurable(), queue.isExclusive(),
+				queue.isAutoDelete(), queue.getArguments());
+	}
+
+	private static boolean exists(Connection connection, Operation passiveDeclaration) {
+		AMQP.Channel.Close refused = attempt(connection, passiveDeclaration);
+		if (refused != null && refused.getReplyCode() != AMQP.NOT_FOUND) {
+			throw cannotInspect(refused);
+		}
+		return refused == null;
+	}
+
+	/**
+	 * Run a declaration that changes nothing when the object's arguments are equivalent.
+	 * @return the broker's refusal, or {@code null} when it accepted
+	 */
+	private static @Nullable String refusal(Connection connection, Operation declaration) {
+		AMQP.Channel.Close refused = attempt(connection, declaration);
+		if (refused != null && refused.getReplyCode() != AMQP.PRECONDITION_FAILED) {
+			throw cannotInspect(refused);
+		}
+		return (refused != null) ? refused.getReplyText() : null;
+	}
+
+	private static AmqpIOException cannotInspect(AMQP.Channel.Close refused) {
+		return new AmqpIOException(new IOException("Cannot inspect the retry topology: " + refused.getReplyText()));
+	}
+
+	/**
+	 * Run an operation on a channel of its own, closed for good afterwards (a refusal closes it anyway).
+	 * @return {@code null} on success, else the broker's channel close
+	 */
+	private static AMQP.Channel.@Nullable Close attempt(Connection connection, Operation operation) {
+		Channel cached = connection.createChannel(false);
+		try {
+			operation.run(RealChannels.target(cached));
+			return null;
+		}
+		catch (IOException ex) {
+			if (ex.getCause() instanceof ShutdownSignalException signal && !signal.isHardError()
+					&& signal.getReason() instanceof AMQP.Channel.Close close) {
+				return close;
+			}
+			throw new AmqpIOException(ex);
+		}
+		finally {
+			RealChannels.closeForGood(cached);
+		}
+	}
+
+	@FunctionalInterface
+	private interface Operation {
+
+		void run(Channel channel) throws IOException;
+
+	}
+
+	/**
+	 * What the broker has of the topology.
+	 *
+	 * @param missing exchanges and queues that do not exist, e.g. {@code queue retry.delay.1s}
+	 * @param conflicts objects that exist with other arguments
+	 */
+	record Inspection(List<String> missing, List<Conflict> conflicts) {
+	}
+
+}
