@@ -66,4 +66,13 @@ public @interface RetryableListener {
 	 */
 	Class<? extends Throwable>[] noRetryOn() default {};
 
+	/**
+	 * Whether the listener has a circuit breaker: while its failures spike (its downstream is down), its
+	 * consumers pause instead of running every message through its retries. Its settings come from the policy
+	 * ({@code retry.policies.<name>.breaker.*}, then {@code retry.defaults.breaker.*}); needs
+	 * {@code io.github.resilience4j:resilience4j-circuitbreaker}.
+	 * @return on, off, or as the policy says
+	 */
+	Breaker breaker() default Breaker.INHERIT;
+
 }

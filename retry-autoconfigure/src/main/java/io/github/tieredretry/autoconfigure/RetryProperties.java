@@ -10,6 +10,7 @@ import io.github.tieredretry.topology.QueueType;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 
 /**
  * Configuration properties for tiered, non-blocking RabbitMQ listener retries.
@@ -180,6 +181,12 @@ public class RetryProperties {
 		 */
 		private List<String> noRetryOn = new ArrayList<>();
 
+		/**
+		 * Circuit breaker of the listeners of this policy.
+		 */
+		@NestedConfigurationProperty
+		private final Breaker breaker = new Breaker();
+
 		public @Nullable Integer getMaxRetries() {
 			return this.maxRetries;
 		}
@@ -250,6 +257,99 @@ public class RetryProperties {
 
 		public void setNoRetryOn(List<String> noRetryOn) {
 			this.noRetryOn = noRetryOn;
+		}
+
+		public Breaker getBreaker() {
+			return this.breaker;
+		}
+
+	}
+
+	/**
+	 * A listener's circuit breaker: while its failures spike (its downstream is down), its consumers pause
+	 * instead of running every message through its retries. Needs
+	 * io.github.resilience4j:resilience4j-circuitbreaker. Unset fields inherit like the policy's.
+	 */
+	public static class Breaker {
+
+		/**
+		 * Whether listeners of this policy have a circuit breaker. Built-in default: false.
+		 */
+		private @Nullable Boolean enabled;
+
+		/**
+		 * Failure rate, in percent, of the latest messages at or above which the listener pauses. Failures no
+		 * retry fixes (no-retry-on, unconvertible payloads) do not count. Built-in default: 50.
+		 */
+		private @Nullable Float failureRateThreshold;
+
+		/**
+		 * How many of the latest outcomes the failure rate is computed over. Built-in default: 20.
+		 */
+		private @Nullable Integer slidingWindowSize;
+
+		/**
+		 * How many outcomes are needed before the listener may pause. Built-in default: 10.
+		 */
+		private @Nullable Integer minimumCalls;
+
+		/**
+		 * How long the listener pauses before it tries a few messages again. Built-in default: 30s.
+		 */
+		private @Nullable Duration waitInOpenState;
+
+		/**
+		 * How many messages a paused listener tries before it resumes (all succeed) or pauses again. Built-in
+		 * default: 3.
+		 */
+		private @Nullable Integer probesInHalfOpenState;
+
+		public @Nullable Boolean getEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(@Nullable Boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable Float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(@Nullable Float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public @Nullable Integer getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(@Nullable Integer slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public @Nullable Integer getMinimumCalls() {
+			return this.minimumCalls;
+		}
+
+		public void setMinimumCalls(@Nullable Integer minimumCalls) {
+			this.minimumCalls = minimumCalls;
+		}
+
+		public @Nullable Duration getWaitInOpenState() {
+			return this.waitInOpenState;
+		}
+
+		public void setWaitInOpenState(@Nullable Duration waitInOpenState) {
+			this.waitInOpenState = waitInOpenState;
+		}
+
+		public @Nullable Integer getProbesInHalfOpenState() {
+			return this.probesInHalfOpenState;
+		}
+
+		public void setProbesInHalfOpenState(@Nullable Integer probesInHalfOpenState) {
+			this.probesInHalfOpenState = probesInHalfOpenState;
 		}
 
 	}

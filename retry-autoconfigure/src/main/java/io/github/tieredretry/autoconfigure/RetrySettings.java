@@ -10,6 +10,7 @@ import java.util.Map;
 import io.github.tieredretry.autoconfigure.RetryProperties.Policy;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.policy.BreakerLayer;
 import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
@@ -61,7 +62,31 @@ final class RetrySettings {
 		Map<String, PolicyLayer> named = new LinkedHashMap<>();
 		properties.getPolicies()
 			.forEach((name, policy) -> named.put(name, layer("retry.policies." + name, policy, classLoader)));
-		return new ListenerPolicies(defaults, named);
+		BreakerLayer defaultBreaker = breakerLayer("retry.defaults", properties.getDefaults().getBreaker());
+		Map<String, BreakerLayer> namedBreakers = new LinkedHashMap<>();
+		properties.getPolicies()
+			.forEach((name, policy) -> namedBreakers.put(name,
+					breakerLayer("retry.policies." + name, policy.getBreaker())));
+		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers);
+	}
+
+	private static BreakerLayer breakerLayer(String prefix, RetryProperties.Breaker breaker) {
+		BreakerLayer layer = new BreakerLayer(breaker.getEnabled(), breaker.getFailureRateThreshold(),
+				breaker.getSlidingWindowSize(), breaker.getMinimumCalls(), breaker.getWaitInOpenState(),
+				breaker.getProbesInHalfOpenState());
+		InvalidPolicyValue invalid = layer.invalidValue();
+		if (invalid != null) {
+			throw new InvalidConfigurationPropertyValueException(prefix + "." + invalid.field(), invalid.valueText(),
+					invalid.fix());
+		}
+		try {
+			BreakerLayer.resolve(layer);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidConfigurationPropertyValueException(prefix + ".breaker.minimum-calls",
+					breaker.getMinimumCalls(), ex.getMessage() + ". Use at most as many as the sliding window holds.");
+		}
+		return layer;
 	}
 
 	static FailureHeaderSettings headers(RetryProperties properties) {

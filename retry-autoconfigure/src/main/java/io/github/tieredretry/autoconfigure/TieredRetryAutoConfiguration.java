@@ -178,7 +178,7 @@ public final class TieredRetryAutoConfiguration {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates.getIfAvailable(() -> ListenerGates.NONE), Clock.systemUTC());
+				events, registry, gates.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), Clock.systemUTC());
 	}
 
 	/** Circuit breakers per listener, when Resilience4j is on the class path. */

@@ -9,8 +9,19 @@ import io.github.tieredretry.policy.BreakerSettings;
  */
 public interface ListenerGates {
 
-	/** No listener has a circuit breaker. */
-	ListenerGates NONE = (listener, queues, settings) -> ListenerGate.ALWAYS_OPEN;
+	/**
+	 * Without Resilience4j: no listener may have a circuit breaker, and one that asks for it fails startup
+	 * saying what to add.
+	 */
+	ListenerGates WITHOUT_BREAKERS = (listener, queues, settings) -> {
+		if (settings.enabled()) {
+			throw new RetryableListenerConfigurationException(listener,
+					"it has a circuit breaker, but Resilience4j is not on the class path",
+					"Add io.github.resilience4j:resilience4j-circuitbreaker to the application's dependencies, or "
+							+ "switch the breaker off (retry.*.breaker.enabled=false, @RetryableListener(breaker = OFF)).");
+		}
+		return ListenerGate.ALWAYS_OPEN;
+	};
 
 	/**
 	 * The gate of a listener.

@@ -9,6 +9,8 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.policy.BreakerLayer;
+import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
@@ -28,14 +30,32 @@ public final class ListenerPolicies {
 
 	private final Map<String, PolicyLayer> named;
 
+	private final BreakerLayer defaultBreaker;
+
+	private final Map<String, BreakerLayer> namedBreakers;
+
 	/**
-	 * Create the resolver.
+	 * Create the resolver, without breaker settings.
 	 * @param defaults the {@code retry.defaults} layer
 	 * @param named the {@code retry.policies} layers by name
 	 */
 	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named) {
+		this(defaults, named, BreakerLayer.EMPTY, Map.of());
+	}
+
+	/**
+	 * Create the resolver.
+	 * @param defaults the {@code retry.defaults} layer
+	 * @param named the {@code retry.policies} layers by name
+	 * @param defaultBreaker the {@code retry.defaults.breaker} layer
+	 * @param namedBreakers the {@code retry.policies.<name>.breaker} layers by policy name
+	 */
+	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
+			Map<String, BreakerLayer> namedBreakers) {
 		this.defaults = defaults;
 		this.named = Map.copyOf(named);
+		this.defaultBreaker = defaultBreaker;
+		this.namedBreakers = Map.copyOf(namedBreakers);
 	}
 
 	/**
@@ -64,6 +84,31 @@ public final class ListenerPolicies {
 			throw new RetryableListenerConfigurationException(listener,
 					"the resolved policy is not usable: " + ex.getMessage(),
 					"Fix the annotation attribute or the retry.policies/retry.defaults property it inherits.");
+		}
+	}
+
+	/**
+	 * Resolve a listener's circuit breaker: the annotation's {@code breaker} (on or off), then the named
+	 * policy's, then {@code retry.defaults.breaker}. The policy name was checked by {@link #resolve}.
+	 * @param annotation the listener's annotation
+	 * @param listener the listener's name, for error messages
+	 * @return the breaker settings
+	 */
+	public BreakerSettings resolveBreaker(RetryableListener annotation, String listener) {
+		Boolean enabled = switch (annotation.breaker()) {
+			case ON -> Boolean.TRUE;
+			case OFF -> Boolean.FALSE;
+			case INHERIT -> null;
+		};
+		BreakerLayer annotationLayer = new BreakerLayer(enabled, null, null, null, null, null);
+		BreakerLayer namedLayer = this.namedBreakers.getOrDefault(annotation.policy().trim(), BreakerLayer.EMPTY);
+		try {
+			return BreakerLayer.resolve(annotationLayer, namedLayer, this.defaultBreaker);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RetryableListenerConfigurationException(listener,
+					"its circuit breaker settings do not fit together: " + ex.getMessage(),
+					"Fix retry.policies.<name>.breaker.* or retry.defaults.breaker.*.");
 		}
 	}
 

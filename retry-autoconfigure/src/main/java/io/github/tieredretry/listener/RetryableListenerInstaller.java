@@ -125,7 +125,8 @@ public final class RetryableListenerInstaller {
 				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
 				this.runtime.pendingRequeues());
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
-		ListenerGate gate = this.gates.gateFor(listener, queues, BreakerSettings.DISABLED);
+		BreakerSettings breaker = this.policies.resolveBreaker(annotation, listener);
+		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
 				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).

@@ -15,7 +15,7 @@ import java.time.Duration;
 public record BreakerSettings(boolean enabled, float failureRateThreshold, int slidingWindowSize, int minimumCalls,
 		Duration waitInOpenState, int probesInHalfOpenState) {
 
-	/** No breaker. */
-	public static final BreakerSettings DISABLED = new BreakerSettings(false, 50, 20, 10, Duration.ofSeconds(30), 3);
+	/** No breaker: the built-in settings, not enabled. */
+	public static final BreakerSettings DISABLED = BreakerLayer.resolve();
 
 }

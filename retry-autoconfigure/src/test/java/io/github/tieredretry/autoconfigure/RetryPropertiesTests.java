@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import com.jayway.jsonpath.JsonPath;
+import io.github.tieredretry.policy.BreakerLayer;
 import io.github.tieredretry.policy.PolicyLayer;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +49,10 @@ class RetryPropertiesTests {
 	void everyBuiltInPolicyDefaultIsInTheMetadata() throws IOException {
 		assertThat(metadataDefaults()).containsKeys(DEFAULTS_PREFIX + "max-retries",
 				DEFAULTS_PREFIX + "initial-interval", DEFAULTS_PREFIX + "multiplier", DEFAULTS_PREFIX + "max-interval",
-				DEFAULTS_PREFIX + "immediate-retries");
+				DEFAULTS_PREFIX + "immediate-retries", DEFAULTS_PREFIX + "breaker.enabled",
+				DEFAULTS_PREFIX + "breaker.failure-rate-threshold", DEFAULTS_PREFIX + "breaker.sliding-window-size",
+				DEFAULTS_PREFIX + "breaker.minimum-calls", DEFAULTS_PREFIX + "breaker.wait-in-open-state",
+				DEFAULTS_PREFIX + "breaker.probes-in-half-open-state");
 	}
 
 	@Test
@@ -120,6 +124,9 @@ class RetryPropertiesTests {
 	 * fields stay unset so that they can be told apart from an explicit value) the built-in layer's.
 	 */
 	private static Object defaultInForce(String name) {
+		if (name.startsWith(DEFAULTS_PREFIX + "breaker.")) {
+			return builtIn(BreakerLayer.class, BreakerLayer.BUILT_IN, name.substring((DEFAULTS_PREFIX + "breaker.").length()));
+		}
 		if (name.startsWith(DEFAULTS_PREFIX)) {
 			String field = camelCase(name.substring(DEFAULTS_PREFIX.length()));
 			try {
@@ -130,6 +137,15 @@ class RetryPropertiesTests {
 			}
 		}
 		return new BeanWrapperImpl(new RetryProperties()).getPropertyValue(propertyPath(name));
+	}
+
+	private static Object builtIn(Class<?> type, Object layer, String key) {
+		try {
+			return type.getMethod(camelCase(key)).invoke(layer);
+		}
+		catch (NoSuchMethodException | IllegalAccessException | InvocationTargetException ex) {
+			throw new AssertionError("No built-in default for " + key, ex);
+		}
 	}
 
 	private static String propertyPath(String name) {
