@@ -3,7 +3,9 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Clock;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplaySettings;
@@ -21,11 +23,11 @@ import org.springframework.context.annotation.Bean;
 /**
  * Auto-configuration of the operations on the retry queues that metrics, health and the {@code retry}
  * endpoint build on, and that applications may use directly: cached queue depths and the parking-lot
- * service (peek, group, replay at a limited rate, purge).
+ * service (peek, group, replay at a limited rate, purge), and the overview of the retry set-up.
  */
 @AutoConfiguration(after = TieredRetryAutoConfiguration.class)
 @ConditionalOnClass({ RabbitTemplate.class, Channel.class })
-@ConditionalOnBean({ RetryTopology.class, MessageForwarder.class })
+@ConditionalOnBean({ RetryTopology.class, MessageForwarder.class, RetryableListenerRegistry.class })
 public final class RetryOperationsAutoConfiguration {
 
 	@Bean
@@ -40,6 +42,13 @@ public final class RetryOperationsAutoConfiguration {
 			MessageForwarder forwarder, RetryProperties properties) {
 		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, replaySettings(properties),
 				Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
+			ParkingLotService parkingLot) {
+		return new RetryOverview(topology, listeners, depths, parkingLot);
 	}
 
 	static ReplaySettings replaySettings(RetryProperties properties) {

@@ -2,6 +2,7 @@ package io.github.tieredretry.parkinglot;
 
 import java.time.Instant;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,6 +20,7 @@ import org.jspecify.annotations.Nullable;
  * @param sampleError the error text of the group's oldest message
  * @param sampleMessageId the message id of the group's oldest message
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record FailureGroup(String id, @Nullable String originQueue, String parkedReason, @Nullable String exception,
 		String errorPattern, long count, @Nullable Instant firstParkedAt, @Nullable Instant lastParkedAt,
 		@Nullable String sampleError, @Nullable String sampleMessageId) {

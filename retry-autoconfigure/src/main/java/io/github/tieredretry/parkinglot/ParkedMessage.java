@@ -3,6 +3,7 @@ package io.github.tieredretry.parkinglot;
 import java.time.Instant;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +28,7 @@ import org.jspecify.annotations.Nullable;
  * {@code retry.headers.include-stack-trace=true})
  * @param headers its other headers as text, each cut to {@value ParkedMessages#MAX_HEADER_LENGTH} characters
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ParkedMessage(@Nullable String messageId, @Nullable String originQueue, long retryCount,
 		String parkedReason, @Nullable String exception, @Nullable String error, @Nullable Instant firstFailure,
 		@Nullable Instant parkedAt, long replays, @Nullable String contentType, int bodySize, String bodyPreview,

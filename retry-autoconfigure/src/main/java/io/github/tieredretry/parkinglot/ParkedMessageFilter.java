@@ -5,6 +5,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Arrays;
 import java.util.stream.Collectors;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.tieredretry.policy.ParkedReason;
 import org.jspecify.annotations.Nullable;
 
@@ -22,6 +23,7 @@ import org.jspecify.annotations.Nullable;
  * @param parkedBefore only messages parked before this time
  * @param messageId the message's {@code message-id}
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ParkedMessageFilter(@Nullable String queue, @Nullable String group, @Nullable String exception,
 		@Nullable String reason, @Nullable Instant parkedAfter, @Nullable Instant parkedBefore,
 		@Nullable String messageId) {

@@ -142,6 +142,44 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
+	 * The oldest matching parked messages, left where they are.
+	 * @param request the filter, {@code limit} (default {@value #DEFAULT_PEEK_LIMIT}) and {@code scanLimit}
+	 * @return the messages
+	 * @throws ParkingLotRequestException when a limit is out of range
+	 */
+	public PeekResult peek(ParkingLotRequest request) {
+		return peek(request.filter(), (request.limit() != null) ? request.limit() : DEFAULT_PEEK_LIMIT,
+				request.scanLimitOrDefault());
+	}
+
+	/**
+	 * The matching parked messages grouped by how they failed.
+	 * @param request the filter and {@code scanLimit}
+	 * @return the groups
+	 * @throws ParkingLotRequestException when the scan limit is out of range
+	 */
+	public FailureGroups groups(ParkingLotRequest request) {
+		return groups(request.filter(), request.scanLimitOrDefault());
+	}
+
+	/**
+	 * Remove matching parked messages for good, or say what would be removed ({@code dryRun}).
+	 * @param request the filter, {@code dryRun}, {@code scanLimit} (of a dry run) and {@code all}, which a
+	 * purge without filter needs: the parking lot may be shared with other applications
+	 * @return what was (or would be) removed
+	 * @throws ParkingLotRequestException when a purge of everything lacks {@code all}
+	 */
+	public PurgeResult purgeAsRequested(ParkingLotRequest request) {
+		if (request.filter().matchesAll() && !request.all() && !request.dryRun()) {
+			throw new ParkingLotRequestException("A purge without a filter removes every parked message of '"
+					+ parkingLot() + "', also those of other applications that share it: say all=true to do that, "
+					+ "or filter (queue, group, exception, reason, parkedAfter, parkedBefore, messageId)");
+		}
+		return request.dryRun() ? previewPurge(request.filter(), request.scanLimitOrDefault())
+				: purgeMatching(request.filter());
+	}
+
+	/**
 	 * The oldest parked messages that failed on a queue, left where they are.
 	 * @param originQueue only messages that failed on this queue, or {@code null} for all
 	 * @param limit the most messages to return, 1 to {@value #MAX_PEEK_LIMIT}

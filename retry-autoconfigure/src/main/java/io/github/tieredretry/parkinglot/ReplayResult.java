@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -32,6 +33,7 @@ public record ReplayResult(int moved, int stayed, Map<String, Integer> stayedByR
 	 * @param reason why it stayed
 	 * @param detail what the broker said, if anything
 	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record StayedMessage(@Nullable String messageId, @Nullable String originQueue, StayReason reason,
 			@Nullable String detail) {
 	}

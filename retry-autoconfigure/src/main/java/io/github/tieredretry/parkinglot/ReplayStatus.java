@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +26,7 @@ import org.jspecify.annotations.Nullable;
  * @param scanned parked messages looked at so far
  * @param detail why it stopped or failed
  */
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record ReplayStatus(String id, String state, ParkedMessageFilter filter, @Nullable Integer limit, double rate,
 		Instant startedAt, @Nullable Instant endedAt, int moved, int stayed, Map<String, Integer> stayedByReason,
 		List<ReplayResult.StayedMessage> stayedMessages, int scanned, @Nullable String detail) {
