@@ -66,7 +66,8 @@ public final class RetryOverview {
 		List<Listener> listeners = this.listeners.listeners().stream().map(RetryOverview::describe).toList();
 		return new Description(this.topology.queueType().name().toLowerCase(Locale.ROOT), tiers,
 				new ParkingLot(parkingLotQueue, snapshot.depthOf(parkingLotQueue)), List.copyOf(snapshot.missing()),
-				snapshot.readAt(), snapshot.failure(), listeners, this.parkingLot.replayStatus());
+				snapshot.readAt(), snapshot.failure(), listeners, this.parkingLot.replaySettings().rate(),
+				this.parkingLot.replayStatus());
 	}
 
 	private static Listener describe(RetryableListenerInfo info) {
@@ -103,11 +104,12 @@ public final class RetryOverview {
 	 * @param depthsReadAt when the depths were read
 	 * @param depthsFailure why the depths could not be read, or {@code null}
 	 * @param listeners the retryable listeners
+	 * @param replayRate the most messages a replay moves per second ({@code retry.replay.rate})
 	 * @param replay the replay running in the background, or the last one, or {@code null}
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record Description(String queueType, List<Tier> tiers, ParkingLot parkingLot, List<String> missingQueues,
-			Instant depthsReadAt, @Nullable String depthsFailure, List<Listener> listeners,
+			Instant depthsReadAt, @Nullable String depthsFailure, List<Listener> listeners, double replayRate,
 			@Nullable ReplayStatus replay) {
 	}
 
