@@ -130,7 +130,9 @@ class OperationsConsoleBrowserTests {
 				"PaymentTimeoutException"));
 		messageRows().get(0).findElement(By.cssSelector("button.toggle-details")).click();
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "broke-dave"));
+		this.browser.executeScript("document.getElementById('messages-section').scrollIntoView()");
 		HeadlessChromium.screenshot(this.browser, "messages");
+		this.browser.executeScript("window.scrollTo(0, 0)");
 
 		groupRow("PaymentTimeoutException").findElement(By.cssSelector("button.replay-group")).click();
 		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
