@@ -1,7 +1,9 @@
 package io.github.tieredretry.parkinglot;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
+import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
@@ -26,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  * @param group the {@link FailureGroup failure group} it belongs to
  * @param stackTrace the failure's stack trace (header {@code retry-stack-trace}, written only with
  * {@code retry.headers.include-stack-trace=true})
- * @param headers its other headers as text, each cut to {@value ParkedMessages#MAX_HEADER_LENGTH} characters
+ * @param headers its other headers as text, by name, each cut to {@value ParkedMessages#MAX_HEADER_LENGTH} characters
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ParkedMessage(@Nullable String messageId, @Nullable String originQueue, long retryCount,
@@ -35,7 +37,7 @@ public record ParkedMessage(@Nullable String messageId, @Nullable String originQ
 		String group, @Nullable String stackTrace, Map<String, String> headers) {
 
 	public ParkedMessage {
-		headers = Map.copyOf(headers);
+		headers = Collections.unmodifiableMap(new TreeMap<>(headers));
 	}
 
 }

@@ -137,6 +137,8 @@
     const reasons = Object.entries(replay.stayedByReason).map(([reason, count]) => reason + ': ' + count).join(', ');
     const parts = [
       el('span', { class: 'state ' + replay.state, id: 'replay-state' }, replay.state),
+      el('span', { id: 'replay-filter' }, 'of ' + describeFilter(replay.filter)
+        + (replay.limit ? ', at most ' + replay.limit : '')),
       el('span', { id: 'replay-moved' }, replay.moved + ' moved'),
       el('span', {}, replay.stayed + ' stayed' + (reasons ? ' (' + reasons + ')' : '')),
       el('span', { class: 'muted' }, 'at most ' + replay.rate + ' per second, started ' + time(replay.startedAt)),
@@ -152,6 +154,11 @@
     if (wasRunning && !state.replayRunning) {
       refreshGroups().then(refreshMessages).catch((ex) => showError(ex.message));
     }
+  }
+
+  function describeFilter(filter) {
+    const criteria = Object.entries(filter || {}).map(([name, value]) => name + ' ' + value);
+    return criteria.length ? criteria.join(', ') : 'every parked message';
   }
 
   async function pollReplay() {
@@ -170,6 +177,9 @@
   // ---- failure groups ----
   async function refreshGroups() {
     const result = await api('GET', 'groups?' + query(state.filters));
+    if (state.group && !result.groups.some((group) => group.id === state.group.id)) {
+      state.group = null;
+    }
     document.getElementById('groups-note').textContent = result.groups.length + ' group(s) among '
       + result.scanned + ' parked message(s) looked at'
       + (result.partial ? ' — partial: the parking lot holds ' + result.depth + ', only the oldest were scanned' : '');
