@@ -115,9 +115,8 @@ public class RetryConsoleController {
 
 	@GetMapping("/api/replay")
 	@ResponseBody
-	ResponseEntity<@Nullable ReplayStatus> replayStatus() {
-		ReplayStatus status = this.parkingLot.replayStatus();
-		return (status != null) ? ResponseEntity.ok(status) : ResponseEntity.noContent().build();
+	ResponseEntity<ReplayStatus> replayStatus() {
+		return statusOrNoContent(this.parkingLot.replayStatus());
 	}
 
 	@PostMapping("/api/replay")
@@ -133,9 +132,8 @@ public class RetryConsoleController {
 
 	@PostMapping("/api/replay/stop")
 	@ResponseBody
-	ResponseEntity<@Nullable ReplayStatus> stopReplay() {
-		ReplayStatus status = this.parkingLot.stopReplay();
-		return (status != null) ? ResponseEntity.ok(status) : ResponseEntity.noContent().build();
+	ResponseEntity<ReplayStatus> stopReplay() {
+		return statusOrNoContent(this.parkingLot.stopReplay());
 	}
 
 	@PostMapping("/api/purge")
@@ -154,6 +152,11 @@ public class RetryConsoleController {
 	@ResponseBody
 	ResponseEntity<Map<String, String>> conflict(ReplayInProgressException ex) {
 		return ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("message", String.valueOf(ex.getMessage())));
+	}
+
+	private static ResponseEntity<ReplayStatus> statusOrNoContent(@Nullable ReplayStatus status) {
+		// 204 until a replay was started: there is nothing to show yet.
+		return (status != null) ? ResponseEntity.ok(status) : ResponseEntity.noContent().build();
 	}
 
 	private static String resource(String name) throws IOException {

@@ -10,6 +10,9 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.parkinglot.ParkedMessage;
+import io.github.tieredretry.parkinglot.ParkedMessageFilter;
+import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
@@ -18,11 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
+import org.springframework.amqp.support.converter.MessageConversionException;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
@@ -35,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The operations console in headless Chromium, against the sample app on the real broker: an operator sees
  * why the demo's orders were parked, replays one failure group once the payment provider is back, purges
- * another, and a parked message full of markup stays text.
+ * another, replays and purges a selection of messages, and a parked message full of markup stays text.
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @RabbitIntegrationTest
@@ -72,6 +77,9 @@ class OperationsConsoleBrowserTests {
 	@Autowired
 	PaymentGateway gateway;
 
+	@Autowired
+	ParkingLotService parkingLot;
+
 	@TempDir
 	Path profile;
 
@@ -82,7 +90,9 @@ class OperationsConsoleBrowserTests {
 	@BeforeEach
 	void openBrowser() {
 		this.browser = HeadlessChromium.start(this.profile);
+		// The page renders its tables anew after every change: an element found a moment ago may be gone.
 		this.wait = new WebDriverWait(this.browser, Duration.ofSeconds(20));
+		this.wait.ignoring(StaleElementReferenceException.class);
 	}
 
 	@AfterEach
@@ -108,11 +118,11 @@ class OperationsConsoleBrowserTests {
 		// Hostile data is shown as text and runs nothing.
 		WebElement hostile = groupRow("IllegalStateException");
 		assertThat(hostile.findElement(By.cssSelector("td.error-text")).getText()).isEqualTo(HOSTILE_ERROR);
-		hostile.findElement(By.cssSelector("button.show-messages")).click();
+		clickInGroup("IllegalStateException", "show-messages");
 		this.wait.until((browser) -> messageRows().size() == 1);
 		WebElement message = messageRows().get(0);
 		assertThat(message.findElement(By.cssSelector("td.message-id")).getText()).isEqualTo(HOSTILE_ID);
-		message.findElement(By.cssSelector("button.toggle-details")).click();
+		clickInFirstMessage("button.toggle-details");
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "<svg onload"));
 		assertThat(this.browser.findElement(By.cssSelector("#messages pre.body-preview")).getText())
 			.isEqualTo("<script>window.xss='body'</script>");
@@ -125,16 +135,16 @@ class OperationsConsoleBrowserTests {
 		assertThat(outage.findElement(By.cssSelector("td.count")).getText()).isEqualTo("1");
 		assertThat(outage.findElement(By.cssSelector("td.error-text")).getText())
 			.startsWith("Payment provider timed out charging 250.00");
-		outage.findElement(By.cssSelector("button.show-messages")).click();
+		clickInGroup("PaymentTimeoutException", "show-messages");
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages-title"),
 				"PaymentTimeoutException"));
-		messageRows().get(0).findElement(By.cssSelector("button.toggle-details")).click();
+		clickInFirstMessage("button.toggle-details");
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "broke-dave"));
 		this.browser.executeScript("document.getElementById('messages-section').scrollIntoView()");
 		HeadlessChromium.screenshot(this.browser, "messages");
 		this.browser.executeScript("window.scrollTo(0, 0)");
 
-		groupRow("PaymentTimeoutException").findElement(By.cssSelector("button.replay-group")).click();
+		clickInGroup("PaymentTimeoutException", "replay-group");
 		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
 		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
 			.isEqualTo("Replay 1 message(s) of this group to " + QUEUE + "?");
@@ -144,10 +154,11 @@ class OperationsConsoleBrowserTests {
 		this.wait.until(ExpectedConditions.textToBe(By.id("replay-state"), "finished"));
 		this.wait.until((browser) -> groupRows().size() == 3);
 		assertThat(this.browser.findElement(By.id("replay-moved")).getText()).isEqualTo("1 moved");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 3 parked"));
 		HeadlessChromium.screenshot(this.browser, "replayed");
 
 		// The fraud can never succeed: purge that group.
-		groupRow("FraudSuspectedException").findElement(By.cssSelector("button.purge-group")).click();
+		clickInGroup("FraudSuspectedException", "purge-group");
 		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
 		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
 			.isEqualTo("Purge 1 message(s) of this group for good?");
@@ -156,7 +167,58 @@ class OperationsConsoleBrowserTests {
 		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(2);
 		assertThat(this.browser.findElement(By.id("groups")).getText()).contains("MessageConversionException")
 			.doesNotContain("FraudSuspectedException");
+
+		// A selection: replay the malformed payload (it is parked again at once, replayed once) ...
+		ParkedMessage malformed = parked(MessageConversionException.class.getName());
+		clickInGroup("MessageConversionException", "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1 && messageRows().get(0)
+			.getAttribute("data-message-id")
+			.equals(malformed.messageId()));
+		clickInFirstMessage("input.select");
+		this.browser.findElement(By.id("replay-selected")).click();
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Replay 1 selected message(s) to their queue?");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("replay-filter"),
+				"messageId " + malformed.messageId()));
+		this.wait.until(ExpectedConditions.textToBe(By.id("replay-moved"), "1 moved"));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> parked(MessageConversionException.class.getName()).replays() == 1);
+
+		// ... and purge the hostile message.
+		clickInGroup("IllegalStateException", "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1
+				&& messageRows().get(0).getAttribute("data-message-id").equals(HOSTILE_ID));
+		clickInFirstMessage("input.select");
+		this.browser.findElement(By.id("purge-selected")).click();
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Purge 1 selected message(s) for good?");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until((browser) -> groupRows().size() == 1);
+		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(1);
 		assertThat(this.browser.executeScript("return typeof window.xss")).isEqualTo("undefined");
+	}
+
+	private ParkedMessage parked(String exception) {
+		return this.parkingLot.peek(ParkedMessageFilter.parse(null, null, exception, null, null, null, null), 10, 100)
+			.messages()
+			.get(0);
+	}
+
+	private void clickInGroup(String exception, String button) {
+		this.wait.until((browser) -> {
+			groupRow(exception).findElement(By.cssSelector("button." + button)).click();
+			return true;
+		});
+	}
+
+	private void clickInFirstMessage(String control) {
+		this.wait.until((browser) -> {
+			messageRows().get(0).findElement(By.cssSelector(control)).click();
+			return true;
+		});
 	}
 
 	private List<WebElement> groupRows() {

@@ -152,7 +152,7 @@
     }
     document.getElementById('replay').replaceChildren(...parts);
     if (wasRunning && !state.replayRunning) {
-      refreshGroups().then(refreshMessages).catch((ex) => showError(ex.message));
+      refreshAll().catch((ex) => showError(ex.message));
     }
   }
 
@@ -251,12 +251,17 @@
     section.hidden = false;
     document.getElementById('messages-title').textContent = 'Messages: ' + simpleName(group.exception) + ' on '
       + (group.originQueue || '(no queue)') + ' (' + result.messages.length + ' shown)';
-    document.getElementById('select-all').checked = false;
+    // A refresh keeps what the operator selected and opened.
+    const selected = new Set(selectedIds());
+    const opened = new Set(Array.from(document.querySelectorAll('#messages tr.details:not([hidden])'))
+      .map((row) => row.getAttribute('data-details-of')));
     const rows = [];
     result.messages.forEach((message) => {
-      const details = el('tr', { class: 'details', hidden: true }, el('td', { colspan: 7 }, messageDetails(message)));
-      rows.push(el('tr', { 'data-message-id': message.messageId || '' },
-        el('td', {}, el('input', { type: 'checkbox', class: 'select', value: message.messageId || '',
+      const id = message.messageId || '';
+      const details = el('tr', { class: 'details', 'data-details-of': id, hidden: !(id && opened.has(id)) },
+        el('td', { colspan: 7 }, messageDetails(message)));
+      rows.push(el('tr', { 'data-message-id': id },
+        el('td', {}, el('input', { type: 'checkbox', class: 'select', value: id, checked: Boolean(id) && selected.has(id),
           disabled: !message.messageId, 'aria-label': 'Select' })),
         el('td', { class: 'message-id' }, message.messageId || '(no id)'),
         el('td', {}, time(message.parkedAt)),
@@ -288,51 +293,46 @@
     return Array.from(document.querySelectorAll('#messages input.select:checked')).map((box) => box.value);
   }
 
-  async function replaySelected() {
+  // A change to the selected messages, one message at a time: first a dry run of each, to say how many
+  // messages it touches, then, once confirmed, the change itself.
+  async function changeSelection(path, count, question, detail, afterEach) {
     const ids = selectedIds();
     if (!ids.length) {
       return;
     }
     await guarded(async () => {
-      let wouldMove = 0;
+      let touched = 0;
       for (const id of ids) {
-        wouldMove += (await api('POST', 'replay', { messageId: id, dryRun: true })).wouldMove;
+        touched += count(await api('POST', path, { messageId: id, dryRun: true }));
       }
-      if (!await confirmAction('Replay ' + wouldMove + ' selected message(s) to their queue?',
-        'One after the other, each acked in the parking lot once the broker confirmed it in its queue.')) {
+      if (!await confirmAction(question(touched), detail)) {
         return;
       }
       for (const id of ids) {
-        let status = await api('POST', 'replay', { messageId: id });
-        while (status && status.state === 'running') {
-          await new Promise((resolve) => setTimeout(resolve, 200));
-          status = await api('GET', 'replay');
-        }
-        showReplay(status);
+        await afterEach(await api('POST', path, { messageId: id }));
       }
       await refreshAll();
     });
   }
 
-  async function purgeSelected() {
-    const ids = selectedIds();
-    if (!ids.length) {
-      return;
-    }
-    await guarded(async () => {
-      let matched = 0;
-      for (const id of ids) {
-        matched += (await api('POST', 'purge', { messageId: id, dryRun: true })).matched;
-      }
-      if (!await confirmAction('Purge ' + matched + ' selected message(s) for good?',
-        'They are deleted from the parking lot and cannot be replayed afterwards.')) {
-        return;
-      }
-      for (const id of ids) {
-        await api('POST', 'purge', { messageId: id });
-      }
-      await refreshAll();
-    });
+  function replaySelected() {
+    return changeSelection('replay', (preview) => preview.wouldMove,
+      (count) => 'Replay ' + count + ' selected message(s) to their queue?',
+      'One after the other, each acked in the parking lot once the broker confirmed it in its queue.',
+      async (started) => {
+        let status = started;
+        while (status && status.state === 'running') {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          status = await api('GET', 'replay');
+        }
+        showReplay(status);
+      });
+  }
+
+  function purgeSelected() {
+    return changeSelection('purge', (preview) => preview.matched,
+      (count) => 'Purge ' + count + ' selected message(s) for good?',
+      'They are deleted from the parking lot and cannot be replayed afterwards.', async () => {});
   }
 
   // ---- wiring ----
