@@ -279,7 +279,6 @@ public final class ParkingLotService implements AutoCloseable {
 		ReplayRun run = newReplay(filter, limit, control);
 		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit,
 				run, control);
-		this.lastReplay = replay;
 		try {
 			this.replayExecutor.execute(replay::run);
 		}
@@ -287,6 +286,7 @@ public final class ParkingLotService implements AutoCloseable {
 			this.replayPermit.release();
 			throw ex;
 		}
+		this.lastReplay = replay;
 		return replay.status();
 	}
 

@@ -479,6 +479,11 @@ class ParkingLotServiceIntegrationTests {
 		assertThatExceptionOfType(ReplayInProgressException.class)
 			.isThrownBy(() -> slow.replayMatching(ParkedMessageFilter.ALL, null));
 		await().atMost(Duration.ofSeconds(10)).until(() -> slow.replayStatus().moved() >= 3);
+		long peekStarted = System.nanoTime();
+		assertThat(slow.peek(null, 1).messages()).hasSize(1);
+		assertThat(Duration.ofNanos(System.nanoTime() - peekStarted)).as("a peek waits for one pass, not the replay")
+			.isLessThan(Duration.ofSeconds(2));
+		assertThat(slow.replayStatus().running()).isTrue();
 		slow.stopReplay();
 		await().atMost(Duration.ofSeconds(10)).until(() -> !slow.replayStatus().running());
 

@@ -58,6 +58,9 @@ class OperationsConsoleBrowserTests {
 
 	static final String HOSTILE_ERROR = "<img src=x onerror=\"window.xss='error'\"> card 4242 declined";
 
+	static final String STACK_TRACE = "java.lang.IllegalStateException: <b>card declined</b>\n"
+			+ "\tat Payments.charge(Payments.java:42)";
+
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add(SampleTopology.ORDERS_QUEUE_PROPERTY, () -> QUEUE);
@@ -126,8 +129,11 @@ class OperationsConsoleBrowserTests {
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "<svg onload"));
 		assertThat(this.browser.findElement(By.cssSelector("#messages pre.body-preview")).getText())
 			.isEqualTo("<script>window.xss='body'</script>");
+		assertThat(this.browser.findElement(By.cssSelector("#messages pre.stack-trace")).getText())
+			.startsWith("java.lang.IllegalStateException: <b>card declined</b>")
+			.contains("at Payments.charge(Payments.java:42)");
 		assertThat(this.browser.executeScript("return typeof window.xss")).as("no markup ran").isEqualTo("undefined");
-		assertThat(this.browser.findElements(By.cssSelector("main img, main script, main svg"))).isEmpty();
+		assertThat(this.browser.findElements(By.cssSelector("main img, main script, main svg, main b"))).isEmpty();
 
 		// The payment provider is back: look at the outage's messages, then replay that group.
 		this.gateway.heal();
@@ -245,6 +251,7 @@ class OperationsConsoleBrowserTests {
 		headers.put(RetryHeaders.PARKED_AT, System.currentTimeMillis());
 		headers.put(RetryHeaders.EXCEPTION, IllegalStateException.class.getName());
 		headers.put(RetryHeaders.ERROR, HOSTILE_ERROR);
+		headers.put(RetryHeaders.STACK_TRACE, STACK_TRACE);
 		headers.put("note", "<svg onload=\"window.xss='header'\">");
 		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(HOSTILE_ID)
 			.contentType("text/html")
