@@ -1,26 +1,16 @@
 package io.github.tieredretry.actuate;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.tieredretry.listener.RetryableListenerInfo;
-import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.metrics.RetryQueueDepths;
-import io.github.tieredretry.parkinglot.ParkedMessage;
+import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.parkinglot.ParkingLotRequest;
+import io.github.tieredretry.parkinglot.ParkingLotRequestException;
 import io.github.tieredretry.parkinglot.ParkingLotService;
-import io.github.tieredretry.parkinglot.PeekResult;
-import io.github.tieredretry.parkinglot.ReplayResult;
-import io.github.tieredretry.policy.EffectiveRetryPolicy;
-import io.github.tieredretry.policy.TierLadder;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.parkinglot.ReplayInProgressException;
+import io.github.tieredretry.parkinglot.ReplayStatus;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -29,15 +19,20 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@link Endpoint @Endpoint} to see the retry tiers, the parking lot and the retryable listeners, and to
- * work on the parking lot. Over HTTP:
+ * work on the parking lot. Over HTTP ({@link RetryEndpointWebExtension} gives the status codes):
  * <ul>
- * <li>{@code GET /actuator/retry}: tiers, parking lot and listeners with their effective policy;</li>
- * <li>{@code GET /actuator/retry/parking-lot?limit=20&queue=orders}: the oldest parked messages, left
- * parked;</li>
- * <li>{@code POST /actuator/retry/parking-lot/replay} with optional {@code queue} and {@code limit}: moves
- * parked messages back to the queue whose listener failed;</li>
- * <li>{@code DELETE /actuator/retry/parking-lot} with optional {@code queue}: purges parked messages.</li>
+ * <li>{@code GET /actuator/retry}: tiers, parking lot, listeners with their effective policy, the replay;</li>
+ * <li>{@code GET /actuator/retry/parking-lot}: the oldest parked messages, left parked;</li>
+ * <li>{@code GET /actuator/retry/parking-lot/groups}: the parked messages grouped by how they failed;</li>
+ * <li>{@code GET /actuator/retry/parking-lot/replay}: the replay running in the background, or the last;</li>
+ * <li>{@code POST /actuator/retry/parking-lot/replay}: start a replay (or a dry run);</li>
+ * <li>{@code DELETE /actuator/retry/parking-lot/replay}: stop the replay;</li>
+ * <li>{@code DELETE /actuator/retry/parking-lot}: purge parked messages (or a dry run).</li>
  * </ul>
+ * Every parking-lot operation takes the filter parameters {@code queue}, {@code group}, {@code exception},
+ * {@code reason}, {@code parkedAfter}, {@code parkedBefore} and {@code messageId} (see
+ * {@link ParkingLotRequest}); they are checked once, by {@link ParkingLotRequest} and the
+ * {@link ParkingLotService}.
  */
 @Endpoint(id = "retry")
 public class RetryEndpoint {
@@ -45,261 +40,175 @@ public class RetryEndpoint {
 	/** The only resource below the endpoint. */
 	static final String PARKING_LOT = "parking-lot";
 
-	/** The only action on the parking lot. */
+	/** The failure groups of the parking lot. */
+	static final String GROUPS = "groups";
+
+	/** The replay of the parking lot. */
 	static final String REPLAY = "replay";
 
-	/** Delays listed per policy; longer policies repeat their last delays or are capped anyway. */
-	static final int MAX_LISTED_DELAYS = 20;
-
-	private final RetryTopology topology;
-
-	private final RetryableListenerRegistry listeners;
-
-	private final RetryQueueDepths depths;
+	private final RetryOverview overview;
 
 	private final ParkingLotService parkingLot;
 
 	/**
 	 * Create the endpoint.
-	 * @param topology the retry topology
-	 * @param listeners the retryable listeners
-	 * @param depths reads queue depths from the broker
+	 * @param overview describes the retry set-up
 	 * @param parkingLot works on the parking lot
 	 */
-	public RetryEndpoint(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot) {
-		this.topology = topology;
-		this.listeners = listeners;
-		this.depths = depths;
+	public RetryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
+		this.overview = overview;
 		this.parkingLot = parkingLot;
 	}
 
 	/**
-	 * The tiers, the parking lot with their current depths, and every retryable listener.
+	 * The tiers, the parking lot with their current depths, every retryable listener and the replay.
 	 * @return the description
 	 */
 	@ReadOperation
-	public RetryDescriptor retry() {
-		// An operator asking wants the depths as they are now, not as last cached for metrics.
-		RetryQueueDepths.Snapshot snapshot = this.depths.refresh();
-		List<TierDescriptor> tiers = new ArrayList<>();
-		for (Duration tier : this.topology.tiers().tiers()) {
-			String queue = RetryTopology.tierQueueName(tier);
-			tiers.add(new TierDescriptor(TierLadder.nameOf(tier), tier.toMillis(), queue, snapshot.depthOf(queue)));
-		}
-		String parkingLotQueue = this.topology.parkingLot();
-		List<ListenerDescriptor> listeners = this.listeners.listeners()
-			.stream()
-			.map(RetryEndpoint::describe)
-			.toList();
-		return new RetryDescriptor(this.topology.queueType().name().toLowerCase(Locale.ROOT), tiers,
-				new ParkingLotDescriptor(parkingLotQueue, snapshot.depthOf(parkingLotQueue)),
-				List.copyOf(snapshot.missing()), snapshot.readAt(), snapshot.failure(), listeners);
+	public RetryOverview.Description retry() {
+		return this.overview.describe();
 	}
 
 	/**
-	 * The oldest parked messages, without removing them.
-	 * @param resource must be {@code parking-lot}
+	 * Look at the parking lot: its oldest messages ({@code parking-lot}), its failure groups
+	 * ({@code parking-lot/groups}) or its replay ({@code parking-lot/replay}).
+	 * @param path the resource
 	 * @param limit the most messages to return (default {@value ParkingLotService#DEFAULT_PEEK_LIMIT}, at most
 	 * {@value ParkingLotService#MAX_PEEK_LIMIT})
+	 * @param scanLimit the most messages to look at
 	 * @param queue only messages that failed on this queue
-	 * @return the messages, or {@code null} (404) for another resource
+	 * @param group only messages of this failure group
+	 * @param exception only messages that failed with this exception
+	 * @param reason only messages parked for this reason
+	 * @param parkedAfter only messages parked at or after this time
+	 * @param parkedBefore only messages parked before this time
+	 * @param messageId only the message with this id
+	 * @return the messages, the groups or the replay's status
+	 * @throws UnknownResourceException for another path, or when no replay has run
+	 * @throws ParkingLotRequestException when a parameter is invalid
 	 */
 	@ReadOperation
-	public @Nullable ParkedMessagesDescriptor parkedMessages(@Selector String resource, @Nullable Integer limit,
-			@Nullable String queue) {
-		if (!PARKING_LOT.equals(resource)) {
-			return null;
-		}
-		int peekLimit = (limit != null) ? limit : ParkingLotService.DEFAULT_PEEK_LIMIT;
-		if (peekLimit < 1 || peekLimit > ParkingLotService.MAX_PEEK_LIMIT) {
-			throw new InvalidEndpointRequestException("limit must be between 1 and " + ParkingLotService.MAX_PEEK_LIMIT,
-					"Invalid limit " + peekLimit);
-		}
-		PeekResult peek = this.parkingLot.peek(originFilter(queue), peekLimit);
-		return new ParkedMessagesDescriptor(peek.parkingLot(), peek.depth(), peek.scanned(), peek.messages());
+	public Object parkingLot(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String limit,
+			@Nullable String scanLimit, @Nullable String queue, @Nullable String group, @Nullable String exception,
+			@Nullable String reason, @Nullable String parkedAfter, @Nullable String parkedBefore,
+			@Nullable String messageId) {
+		ParkingLotRequest request = request(limit, scanLimit, null, null, queue, group, exception, reason, parkedAfter,
+				parkedBefore, messageId);
+		return switch (resource(path)) {
+			case PARKING_LOT -> this.parkingLot.peek(request);
+			case PARKING_LOT + "/" + GROUPS -> this.parkingLot.groups(request);
+			case PARKING_LOT + "/" + REPLAY -> replayStatus(this.parkingLot.replayStatus());
+			default -> throw unknown(path, "parking-lot, parking-lot/groups or parking-lot/replay");
+		};
 	}
 
 	/**
-	 * Move parked messages back to their origin queue with their retry state reset.
-	 * @param resource must be {@code parking-lot}
-	 * @param action must be {@code replay}
-	 * @param queue only messages that failed on this queue
+	 * Start a replay of matching parked messages in the background ({@code parking-lot/replay}), or say
+	 * what it would move ({@code dryRun}).
+	 * @param path must be {@code parking-lot/replay}
 	 * @param limit the most messages to replay (default: all)
-	 * @return how many moved and how many stayed, and why
+	 * @param scanLimit the most messages a dry run looks at
+	 * @param dryRun whether to move nothing and say what would move
+	 * @param queue only messages that failed on this queue
+	 * @param group only messages of this failure group
+	 * @param exception only messages that failed with this exception
+	 * @param reason only messages parked for this reason
+	 * @param parkedAfter only messages parked at or after this time
+	 * @param parkedBefore only messages parked before this time
+	 * @param messageId only the message with this id
+	 * @return the replay's status as it starts, or the dry run's result
+	 * @throws UnknownResourceException for another path
+	 * @throws ParkingLotRequestException when a parameter is invalid
+	 * @throws ReplayInProgressException when a replay runs already
 	 */
 	@WriteOperation
-	public ReplayDescriptor replay(@Selector String resource, @Selector String action, @Nullable String queue,
-			@Nullable Integer limit) {
-		requireParkingLot(resource);
-		if (!REPLAY.equals(action)) {
-			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'replay'",
-					"Unknown action");
+	public Object replay(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String limit,
+			@Nullable String scanLimit, @Nullable String dryRun, @Nullable String queue, @Nullable String group,
+			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
+			@Nullable String parkedBefore, @Nullable String messageId) {
+		if (!resource(path).equals(PARKING_LOT + "/" + REPLAY)) {
+			throw unknown(path, "parking-lot/replay");
 		}
-		if (limit != null && limit < 1) {
-			throw new InvalidEndpointRequestException("limit must be at least 1", "Invalid limit " + limit);
-		}
-		ReplayResult result = this.parkingLot.replay(originFilter(queue), limit);
-		return new ReplayDescriptor(result.moved(), result.stayed(), result.stayedByReason(),
-				result.stayedMessages(), result.scanned());
+		ParkingLotRequest request = request(limit, scanLimit, dryRun, null, queue, group, exception, reason,
+				parkedAfter, parkedBefore, messageId);
+		return request.dryRun()
+				? this.parkingLot.previewReplay(request.filter(), request.limit(), request.scanLimitOrDefault())
+				: this.parkingLot.startReplay(request.filter(), request.limit());
 	}
 
 	/**
-	 * Remove parked messages for good.
-	 * @param resource must be {@code parking-lot}
-	 * @param queue only messages that failed on this queue (default: all)
-	 * @return how many were removed
+	 * Purge matching parked messages ({@code parking-lot}; without a filter only with {@code all=true}), or
+	 * stop the replay ({@code parking-lot/replay}).
+	 * @param path {@code parking-lot} or {@code parking-lot/replay}
+	 * @param scanLimit the most messages a dry run looks at
+	 * @param dryRun whether to remove nothing and say what would be removed
+	 * @param all whether a purge without filter may remove every parked message
+	 * @param queue only messages that failed on this queue
+	 * @param group only messages of this failure group
+	 * @param exception only messages that failed with this exception
+	 * @param reason only messages parked for this reason
+	 * @param parkedAfter only messages parked at or after this time
+	 * @param parkedBefore only messages parked before this time
+	 * @param messageId only the message with this id
+	 * @return what was purged, or the stopped replay's status
+	 * @throws UnknownResourceException for another path, or when no replay has run
+	 * @throws ParkingLotRequestException when a parameter is invalid
 	 */
 	@DeleteOperation
-	public PurgeDescriptor purge(@Selector String resource, @Nullable String queue) {
-		requireParkingLot(resource);
-		String origin = originFilter(queue);
-		return new PurgeDescriptor(this.parkingLot.parkingLot(), origin, this.parkingLot.purge(origin));
+	public Object delete(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String scanLimit,
+			@Nullable String dryRun, @Nullable String all, @Nullable String queue, @Nullable String group,
+			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
+			@Nullable String parkedBefore, @Nullable String messageId) {
+		return switch (resource(path)) {
+			case PARKING_LOT -> this.parkingLot.purgeAsRequested(request(null, scanLimit, dryRun, all, queue, group, exception,
+					reason, parkedAfter, parkedBefore, messageId));
+			case PARKING_LOT + "/" + REPLAY -> replayStatus(this.parkingLot.stopReplay());
+			default -> throw unknown(path, "parking-lot or parking-lot/replay");
+		};
 	}
 
-	private static void requireParkingLot(String resource) {
-		if (!PARKING_LOT.equals(resource)) {
-			throw new InvalidEndpointRequestException("Unknown resource '" + resource + "'; use 'parking-lot'",
-					"Unknown resource");
+	private static ReplayStatus replayStatus(@Nullable ReplayStatus status) {
+		if (status == null) {
+			throw new UnknownResourceException("No replay has been started since the application started");
 		}
+		return status;
 	}
 
-	private static @Nullable String originFilter(@Nullable String queue) {
-		return (queue != null && !queue.isBlank()) ? queue.trim() : null;
+	private static ParkingLotRequest request(@Nullable String limit, @Nullable String scanLimit, @Nullable String dryRun,
+			@Nullable String all, @Nullable String queue, @Nullable String group, @Nullable String exception,
+			@Nullable String reason, @Nullable String parkedAfter, @Nullable String parkedBefore,
+			@Nullable String messageId) {
+		Map<String, @Nullable String> parameters = new LinkedHashMap<>();
+		parameters.put("limit", limit);
+		parameters.put("scanLimit", scanLimit);
+		parameters.put("dryRun", dryRun);
+		parameters.put("all", all);
+		parameters.put("queue", queue);
+		parameters.put("group", group);
+		parameters.put("exception", exception);
+		parameters.put("reason", reason);
+		parameters.put("parkedAfter", parkedAfter);
+		parameters.put("parkedBefore", parkedBefore);
+		parameters.put("messageId", messageId);
+		return ParkingLotRequest.of(parameters);
 	}
 
-	private static ListenerDescriptor describe(RetryableListenerInfo info) {
-		return new ListenerDescriptor(info.listener(), info.listenerId(), info.queues(),
-				info.policyName().isEmpty() ? null : info.policyName(), describe(info.policy()));
+	private static String resource(String[] path) {
+		return String.join("/", path);
 	}
 
-	private static PolicyDescriptor describe(EffectiveRetryPolicy policy) {
-		List<String> delays = new ArrayList<>();
-		for (long retry = 1; retry <= Math.min(policy.maxRetries(), MAX_LISTED_DELAYS); retry++) {
-			delays.add(TierLadder.nameOf(policy.delayBeforeRetry(retry)));
+	private static UnknownResourceException unknown(String[] path, String known) {
+		return new UnknownResourceException("No resource '" + resource(path) + "' below the retry endpoint; use "
+				+ known);
+	}
+
+	/** A path below the endpoint that names nothing; over HTTP a {@code 404 Not Found}. */
+	public static class UnknownResourceException extends RuntimeException {
+
+		UnknownResourceException(String message) {
+			super(message);
 		}
-		ExponentialDescriptor exponential = policy.delays().isEmpty()
-				? new ExponentialDescriptor(TierLadder.nameOf(policy.initialInterval()), policy.multiplier(),
-						TierLadder.nameOf(policy.maxInterval()))
-				: null;
-		Duration timeout = policy.timeout();
-		return new PolicyDescriptor(policy.maxRetries(), delays, exponential, policy.immediateRetries(),
-				(timeout != null) ? TierLadder.nameOf(timeout) : null, names(policy.retryOn()),
-				names(policy.noRetryOn()));
-	}
 
-	private static List<String> names(List<Class<? extends Throwable>> types) {
-		return types.stream().map(Class::getName).toList();
-	}
-
-	/**
-	 * Description of the retry set-up.
-	 *
-	 * @param queueType type of the tier queues and the parking lot: {@code classic} or {@code quorum}
-	 * @param tiers the delay tiers, shortest first
-	 * @param parkingLot the parking lot
-	 * @param missingQueues tier queues or parking lot missing on the broker
-	 * @param depthsReadAt when the depths were read
-	 * @param depthsFailure why the depths could not be read, or {@code null}
-	 * @param listeners the retryable listeners
-	 */
-	public record RetryDescriptor(String queueType, List<TierDescriptor> tiers, ParkingLotDescriptor parkingLot,
-			List<String> missingQueues, Instant depthsReadAt, @Nullable String depthsFailure,
-			List<ListenerDescriptor> listeners) implements OperationResponseBody {
-	}
-
-	/**
-	 * Description of a delay tier.
-	 *
-	 * @param name the tier's name, e.g. {@code 10s}
-	 * @param ttlMillis its TTL in milliseconds
-	 * @param queue its queue
-	 * @param depth messages waiting in it, or {@code null} when the queue is missing or could not be read
-	 */
-	public record TierDescriptor(String name, long ttlMillis, String queue, @Nullable Long depth) {
-	}
-
-	/**
-	 * Description of the parking lot.
-	 *
-	 * @param queue its queue
-	 * @param depth messages parked, or {@code null} when the queue is missing or could not be read
-	 */
-	public record ParkingLotDescriptor(String queue, @Nullable Long depth) {
-	}
-
-	/**
-	 * Description of a retryable listener.
-	 *
-	 * @param listener the bean class and method, e.g. {@code OrderListener#onOrder}
-	 * @param listenerId the container's listener id
-	 * @param queues the queues it consumes
-	 * @param policy the named policy it uses, or {@code null} for {@code retry.defaults}
-	 * @param effectivePolicy the policy in force after merging annotation, named policy and defaults
-	 */
-	public record ListenerDescriptor(String listener, @Nullable String listenerId, List<String> queues,
-			@Nullable String policy, PolicyDescriptor effectivePolicy) {
-	}
-
-	/**
-	 * Description of an effective retry policy.
-	 *
-	 * @param maxRetries retries after the first attempt
-	 * @param delays the delay before each retry, the first {@value RetryEndpoint#MAX_LISTED_DELAYS} at most
-	 * @param exponential the exponential back-off, or {@code null} when the policy has explicit delays
-	 * @param immediateRetries in-place retries before the first tiered one
-	 * @param timeout the longest time from first failure to the last retry, or {@code null}
-	 * @param retryOn exceptions that are retried (empty: all)
-	 * @param noRetryOn exceptions that are never retried
-	 */
-	public record PolicyDescriptor(int maxRetries, List<String> delays, @Nullable ExponentialDescriptor exponential,
-			int immediateRetries, @Nullable String timeout, List<String> retryOn, List<String> noRetryOn) {
-	}
-
-	/**
-	 * Description of an exponential back-off.
-	 *
-	 * @param initialInterval the delay before the first retry
-	 * @param multiplier the factor between consecutive delays
-	 * @param maxInterval the longest delay
-	 */
-	public record ExponentialDescriptor(String initialInterval, double multiplier, String maxInterval) {
-	}
-
-	/**
-	 * The oldest parked messages.
-	 *
-	 * @param parkingLot the parking lot's queue
-	 * @param depth parked messages when the peek started
-	 * @param scanned messages looked at
-	 * @param messages the matching messages, oldest first
-	 */
-	public record ParkedMessagesDescriptor(String parkingLot, long depth, int scanned, List<ParkedMessage> messages)
-			implements OperationResponseBody {
-	}
-
-	/**
-	 * What a replay did.
-	 *
-	 * @param moved messages moved back to their origin queue
-	 * @param stayed matching messages still parked
-	 * @param stayedByReason how many stayed for each reason
-	 * @param stayedMessages the first messages that stayed
-	 * @param scanned parked messages looked at
-	 */
-	public record ReplayDescriptor(int moved, int stayed, Map<String, Integer> stayedByReason,
-			List<ReplayResult.StayedMessage> stayedMessages, int scanned) implements OperationResponseBody {
-	}
-
-	/**
-	 * What a purge did.
-	 *
-	 * @param parkingLot the parking lot's queue
-	 * @param queue the origin queue whose messages were purged, or {@code null} for all
-	 * @param purged messages removed
-	 */
-	public record PurgeDescriptor(String parkingLot, @Nullable String queue, long purged)
-			implements OperationResponseBody {
 	}
 
 }

@@ -1,36 +1,67 @@
 package io.github.tieredretry.autoconfigure;
 
+import io.github.tieredretry.actuate.BodilessReplayRequestFilter;
 import io.github.tieredretry.actuate.RetryEndpoint;
-import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
-import io.github.tieredretry.topology.RetryTopology;
+import jakarta.servlet.Filter;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of the {@code retry} Actuator endpoint. Like every endpoint it is created only when
- * exposed ({@code management.endpoints.web.exposure.include}); Spring Boot exposes only {@code health} by
- * default.
+ * Auto-configuration of the {@code retry} Actuator endpoint and its web extension. Like every endpoint it
+ * is created only when exposed ({@code management.endpoints.web.exposure.include}); Spring Boot exposes only
+ * {@code health} by default.
  */
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(RetryEndpoint.class)
-@ConditionalOnBean({ RetryTopology.class, RetryableListenerRegistry.class, RetryQueueDepths.class,
-		ParkingLotService.class })
+@ConditionalOnBean({ RetryOverview.class, ParkingLotService.class })
 public final class RetryEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryEndpoint retryEndpoint(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot) {
-		return new RetryEndpoint(topology, listeners, depths, parkingLot);
+	RetryEndpoint retryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
+		return new RetryEndpoint(overview, parkingLot);
+	}
+
+	@Bean
+	@ConditionalOnBean(RetryEndpoint.class)
+	@ConditionalOnMissingBean
+	RetryEndpointWebExtension retryEndpointWebExtension(RetryEndpoint endpoint) {
+		return new RetryEndpointWebExtension(endpoint);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass({ Filter.class, FilterRegistrationBean.class })
+	static class BodilessReplayConfiguration {
+
+		@Bean
+		FilterRegistrationBean<BodilessReplayRequestFilter> retryBodilessReplayRequestFilter(
+				ObjectProvider<PathMappedEndpoints> endpoints) {
+			FilterRegistrationBean<BodilessReplayRequestFilter> registration = new FilterRegistrationBean<>(
+					new BodilessReplayRequestFilter(() -> {
+						PathMappedEndpoints paths = endpoints.getIfAvailable();
+						return (paths != null) ? paths.getPath(EndpointId.of("retry")) : null;
+					}));
+			registration.setName("retryBodilessReplayRequestFilter");
+			return registration;
+		}
+
 	}
 
 }

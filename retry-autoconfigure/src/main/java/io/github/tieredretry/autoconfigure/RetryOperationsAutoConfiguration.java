@@ -3,9 +3,12 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Clock;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.parkinglot.ReplaySettings;
 import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -14,16 +17,17 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 
 /**
  * Auto-configuration of the operations on the retry queues that metrics, health and the {@code retry}
  * endpoint build on, and that applications may use directly: cached queue depths and the parking-lot
- * service (peek, replay, purge).
+ * service (peek, group, replay at a limited rate, purge), and the overview of the retry set-up.
  */
 @AutoConfiguration(after = TieredRetryAutoConfiguration.class)
 @ConditionalOnClass({ RabbitTemplate.class, Channel.class })
-@ConditionalOnBean({ RetryTopology.class, MessageForwarder.class })
+@ConditionalOnBean({ RetryTopology.class, MessageForwarder.class, RetryableListenerRegistry.class })
 public final class RetryOperationsAutoConfiguration {
 
 	@Bean
@@ -35,8 +39,29 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ParkingLotService retryParkingLotService(ConnectionFactory connectionFactory, RetryTopology topology,
-			MessageForwarder forwarder) {
-		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, Clock.systemUTC());
+			MessageForwarder forwarder, RetryProperties properties) {
+		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, replaySettings(properties),
+				Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
+			ParkingLotService parkingLot) {
+		return new RetryOverview(topology, listeners, depths, parkingLot);
+	}
+
+	static ReplaySettings replaySettings(RetryProperties properties) {
+		RetryProperties.Replay replay = properties.getReplay();
+		if (!(replay.getRate() > 0) || Double.isInfinite(replay.getRate())) {
+			throw new InvalidConfigurationPropertyValueException("retry.replay.rate", replay.getRate(),
+					"Use a positive number of messages per second, such as 50 or 0.5.");
+		}
+		if (replay.getBatchSize() < 1) {
+			throw new InvalidConfigurationPropertyValueException("retry.replay.batch-size", replay.getBatchSize(),
+					"Use 1 or more messages per pass (default 100).");
+		}
+		return new ReplaySettings(replay.getRate(), replay.getBatchSize());
 	}
 
 }

@@ -489,4 +489,87 @@ public class RetryProperties {
 
 	}
 
+	private final Replay replay = new Replay();
+
+	private final Console console = new Console();
+
+	public Replay getReplay() {
+		return this.replay;
+	}
+
+	public Console getConsole() {
+		return this.console;
+	}
+
+	/**
+	 * Replays of parked messages back to their origin queue.
+	 */
+	public static class Replay {
+
+		/**
+		 * Most messages a replay publishes per second, so that replaying a large parking lot does not
+		 * starve live traffic on the origin queues.
+		 */
+		private double rate = 50;
+
+		/**
+		 * Most messages one pass of a replay moves before it gives back the parked messages it holds
+		 * unacknowledged (those it skipped) and starts the next pass. At the rate, a pass holds messages for
+		 * at most batch-size / rate seconds.
+		 */
+		private int batchSize = 100;
+
+		public double getRate() {
+			return this.rate;
+		}
+
+		public void setRate(double rate) {
+			this.rate = rate;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+	}
+
+	/**
+	 * The operations console: a web page to look at the retry tiers and the parking lot and to replay or
+	 * purge failure groups.
+	 */
+	public static class Console {
+
+		/**
+		 * Whether to serve the operations console (Spring MVC applications only). It can replay and purge
+		 * parked messages: put it behind a login.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * Path of the operations console.
+		 */
+		private String path = "/retry-console";
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return this.path;
+		}
+
+		public void setPath(String path) {
+			this.path = path;
+		}
+
+	}
+
 }

@@ -1,51 +1,48 @@
 package io.github.tieredretry.parkinglot;
 
-import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import com.rabbitmq.client.ShutdownSignalException;
-import io.github.tieredretry.broker.RealChannels;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.headers.HeaderChanges;
-import io.github.tieredretry.headers.RetryHeaderValues;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.amqp.AmqpIOException;
-import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.amqp.rabbit.connection.RabbitUtils;
+import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
- * Peeks at, replays and purges parked messages, without ever losing one.
+ * Looks at, groups, replays and purges parked messages, without ever losing one.
  * <p>
  * Every operation reads the parking lot with {@code basic.get} and manual acknowledgement, looking at no
- * more messages than the parking lot held when it started (so messages parked meanwhile, including
- * replayed ones that fail again, are never looked at twice). Messages that are not taken out stay
- * unacknowledged until the end and are then requeued with {@code basic.nack}; if the application dies
- * half-way, the broker requeues them when the channel closes. A replayed message is acked only after its
- * publish to the origin queue has been confirmed: a crash in between can duplicate it, never lose it.
+ * more messages than the parking lot held when it started; messages it does not take out are held
+ * unacknowledged and requeued when it is done (see {@link ParkingLotScanner}). A replayed message is acked
+ * only after its publish to the origin queue has been confirmed: a crash in between can duplicate it, never
+ * lose it. Replays move at most {@link ReplaySettings#rate()} messages per second, in passes of at most
+ * {@link ReplaySettings#batchSize()} messages, so that a long replay never holds messages for long; a replay
+ * in the background ({@link #startReplay}) can be watched and stopped.
  * <p>
- * Requeued messages keep their place in a classic queue. A quorum queue appends them at its tail (on
- * RabbitMQ 3.10 without a delivery limit) and counts a delivery for each; see the observability guide.
- * Operations of one instance run one at a time; a concurrent operation from another instance simply
- * does not see the messages this one holds.
+ * Every argument is checked here; a request that cannot be served fails with a
+ * {@link ParkingLotRequestException} that says why.
  */
-public final class ParkingLotService {
+public final class ParkingLotService implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ParkingLotService.class);
 
@@ -55,14 +52,17 @@ public final class ParkingLotService {
 	/** Header with the time of the message's latest replay, epoch milliseconds. */
 	public static final String REPLAYED_AT = RetryHeaders.REPLAYED_AT;
 
-	/** A replayed message's origin queue does not exist (the broker returned the publish). */
-	public static final String ORIGIN_QUEUE_MISSING = "origin-queue-missing";
+	/** A replayed message's origin queue does not exist: {@link StayReason#ORIGIN_QUEUE_MISSING}. */
+	public static final String ORIGIN_QUEUE_MISSING = StayReason.ORIGIN_QUEUE_MISSING.value();
 
-	/** A parked message has no {@code retry-queue} header: there is nowhere to replay it to. */
-	public static final String NO_ORIGIN_QUEUE = "no-origin-queue";
+	/** A parked message names no origin queue: {@link StayReason#NO_ORIGIN_QUEUE}. */
+	public static final String NO_ORIGIN_QUEUE = StayReason.NO_ORIGIN_QUEUE.value();
 
-	/** The publish to the origin queue was nacked or not confirmed in time; the replay stopped there. */
-	public static final String PUBLISH_FAILED = "publish-failed";
+	/** A replay's publish was nacked or not confirmed: {@link StayReason#PUBLISH_FAILED}. */
+	public static final String PUBLISH_FAILED = StayReason.PUBLISH_FAILED.value();
+
+	/** RabbitMQ blocks publishing (a resource alarm): {@link StayReason#BROKER_BLOCKED}. */
+	public static final String BROKER_BLOCKED = StayReason.BROKER_BLOCKED.value();
 
 	/** How many parked messages a peek returns unless told otherwise. */
 	public static final int DEFAULT_PEEK_LIMIT = 20;
@@ -70,32 +70,30 @@ public final class ParkingLotService {
 	/** The most parked messages one peek returns. */
 	public static final int MAX_PEEK_LIMIT = 200;
 
-	/** The longest body preview, in characters. */
-	static final int PREVIEW_LENGTH = 256;
+	/** How many parked messages a peek, a grouping or a dry run looks at, at most, unless told otherwise. */
+	public static final int DEFAULT_SCAN_LIMIT = 10_000;
 
-	/** The most stayed messages listed in a replay result (all are counted). */
-	static final int MAX_LISTED_STAYED = 100;
+	/** The highest scan limit. */
+	public static final int MAX_SCAN_LIMIT = 1_000_000;
 
-	/**
-	 * Headers that describe the previous retry cycle; a replayed message starts a fresh one.
-	 * {@code retry-original-expiration} is kept: the message stays without expiration.
-	 */
-	private static final Set<String> RESET_ON_REPLAY = Set.of(RetryHeaders.COUNT, RetryHeaders.QUEUE,
-			RetryHeaders.DUE, RetryHeaders.FIRST_FAILURE, RetryHeaders.EXCEPTION, RetryHeaders.ERROR,
-			RetryHeaders.STACK_TRACE, RetryHeaders.TIER, RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
-
-	private final ConnectionFactory connectionFactory;
-
-	private final String parkingLot;
+	private final ParkingLotScanner scanner;
 
 	private final Replayer replayer;
 
+	private final ReplaySettings replaySettings;
+
 	private final Clock clock;
 
-	private final ReentrantLock operationLock = new ReentrantLock();
+	/** One replay at a time, in the background or in a caller's thread. */
+	private final Semaphore replayPermit = new Semaphore(1);
+
+	private final ExecutorService replayExecutor = Executors
+		.newSingleThreadExecutor(daemonThreads("tiered-retry-replay-"));
+
+	private volatile @Nullable BackgroundReplay lastReplay;
 
 	/**
-	 * Create a service for a parking lot.
+	 * Create a service for a parking lot with the default replay settings.
 	 * @param connectionFactory the connection factory to read the parking lot with
 	 * @param parkingLot the parking lot's queue
 	 * @param forwarder publishes replayed messages to their origin queue, confirmed
@@ -103,13 +101,27 @@ public final class ParkingLotService {
 	 */
 	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
 			Clock clock) {
-		this(connectionFactory, parkingLot, forwarder::toQueue, clock);
+		this(connectionFactory, parkingLot, forwarder, ReplaySettings.DEFAULTS, clock);
 	}
 
-	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer, Clock clock) {
-		this.connectionFactory = connectionFactory;
-		this.parkingLot = parkingLot;
+	/**
+	 * Create a service for a parking lot.
+	 * @param connectionFactory the connection factory to read the parking lot with
+	 * @param parkingLot the parking lot's queue
+	 * @param forwarder publishes replayed messages to their origin queue, confirmed
+	 * @param replaySettings how fast replays go
+	 * @param clock the clock
+	 */
+	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
+			ReplaySettings replaySettings, Clock clock) {
+		this(connectionFactory, parkingLot, forwarder::toQueue, replaySettings, clock);
+	}
+
+	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer,
+			ReplaySettings replaySettings, Clock clock) {
+		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
 		this.replayer = replayer;
+		this.replaySettings = replaySettings;
 		this.clock = clock;
 	}
 
@@ -118,79 +130,244 @@ public final class ParkingLotService {
 	 * @return its name
 	 */
 	public String parkingLot() {
-		return this.parkingLot;
+		return this.scanner.parkingLot();
 	}
 
 	/**
-	 * The oldest parked messages, left where they are.
+	 * How fast replays go.
+	 * @return the settings
+	 */
+	public ReplaySettings replaySettings() {
+		return this.replaySettings;
+	}
+
+	/**
+	 * The oldest matching parked messages, left where they are.
+	 * @param request the filter, {@code limit} (default {@value #DEFAULT_PEEK_LIMIT}) and {@code scanLimit}
+	 * @return the messages
+	 * @throws ParkingLotRequestException when a limit is out of range
+	 */
+	public PeekResult peek(ParkingLotRequest request) {
+		return peek(request.filter(), (request.limit() != null) ? request.limit() : DEFAULT_PEEK_LIMIT,
+				request.scanLimitOrDefault());
+	}
+
+	/**
+	 * The matching parked messages grouped by how they failed.
+	 * @param request the filter and {@code scanLimit}
+	 * @return the groups
+	 * @throws ParkingLotRequestException when the scan limit is out of range
+	 */
+	public FailureGroups groups(ParkingLotRequest request) {
+		return groups(request.filter(), request.scanLimitOrDefault());
+	}
+
+	/**
+	 * Remove matching parked messages for good, or say what would be removed ({@code dryRun}).
+	 * @param request the filter, {@code dryRun}, {@code scanLimit} (of a dry run) and {@code all}, which a
+	 * purge without filter needs: the parking lot may be shared with other applications
+	 * @return what was (or would be) removed
+	 * @throws ParkingLotRequestException when a purge of everything lacks {@code all}
+	 */
+	public PurgeResult purgeAsRequested(ParkingLotRequest request) {
+		if (request.filter().matchesAll() && !request.all() && !request.dryRun()) {
+			throw new ParkingLotRequestException("A purge without a filter removes every parked message of '"
+					+ parkingLot() + "', also those of other applications that share it: say all=true to do that, "
+					+ "or filter (queue, group, exception, reason, parkedAfter, parkedBefore, messageId)");
+		}
+		return request.dryRun() ? previewPurge(request.filter(), request.scanLimitOrDefault())
+				: purgeMatching(request.filter());
+	}
+
+	/**
+	 * The oldest parked messages that failed on a queue, left where they are.
 	 * @param originQueue only messages that failed on this queue, or {@code null} for all
 	 * @param limit the most messages to return, 1 to {@value #MAX_PEEK_LIMIT}
 	 * @return the messages
-	 * @throws IllegalArgumentException when the limit is out of range
+	 * @throws ParkingLotRequestException when the limit is out of range
 	 */
 	public PeekResult peek(@Nullable String originQueue, int limit) {
-		if (limit < 1 || limit > MAX_PEEK_LIMIT) {
-			throw new IllegalArgumentException("limit must be between 1 and " + MAX_PEEK_LIMIT + " but was " + limit);
-		}
+		return peek(ParkedMessageFilter.forQueue(originQueue), limit, DEFAULT_SCAN_LIMIT);
+	}
+
+	/**
+	 * The oldest matching parked messages, left where they are.
+	 * @param filter which messages
+	 * @param limit the most messages to return, 1 to {@value #MAX_PEEK_LIMIT}
+	 * @param scanLimit the most messages to look at, 1 to {@value #MAX_SCAN_LIMIT}
+	 * @return the messages
+	 * @throws ParkingLotRequestException when a limit is out of range
+	 */
+	public PeekResult peek(ParkedMessageFilter filter, int limit, int scanLimit) {
+		checkRange("limit", limit, MAX_PEEK_LIMIT);
+		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
 		List<ParkedMessage> messages = new ArrayList<>();
-		Scanned scanned = scan(new Visitor() {
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, messages::add) {
 
 			@Override
 			public boolean wantsMore() {
 				return messages.size() < limit;
 			}
 
-			@Override
-			public Decision visit(GetResponse message) {
-				if (isFrom(message, originQueue)) {
-					messages.add(describe(message));
-				}
-				return Decision.KEEP;
-			}
-
 		});
-		return new PeekResult(this.parkingLot, scanned.depth(), scanned.count(), messages);
+		return new PeekResult(parkingLot(), pass.depth(), pass.count(),
+				messages.size() < limit && isPartial(pass, scanLimit), messages);
 	}
 
 	/**
-	 * Move parked messages back to the queue whose listener failed, oldest first, with their retry state
-	 * reset: a message that fails again starts a fresh retry cycle. A message whose origin queue no longer
-	 * exists stays parked. A publish that is nacked or not confirmed stops the replay (the broker is in
-	 * trouble); that message and all later ones stay parked.
+	 * The matching parked messages grouped by how they failed, largest group first.
+	 * @param filter which messages
+	 * @param scanLimit the most messages to look at, 1 to {@value #MAX_SCAN_LIMIT}
+	 * @return the groups
+	 * @throws ParkingLotRequestException when the scan limit is out of range
+	 */
+	public FailureGroups groups(ParkedMessageFilter filter, int scanLimit) {
+		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
+		Map<String, FailureGroup> groups = new LinkedHashMap<>();
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter,
+				(message) -> groups.merge(message.group(), FailureGroup.of(message), (group, one) -> group.with(message))));
+		List<FailureGroup> largestFirst = new ArrayList<>(groups.values());
+		largestFirst.sort(Comparator.comparingLong(FailureGroup::count).reversed());
+		return new FailureGroups(parkingLot(), pass.depth(), pass.count(), isPartial(pass, scanLimit), largestFirst);
+	}
+
+	/**
+	 * Move the parked messages that failed on a queue back to it, in the calling thread.
 	 * @param originQueue only messages that failed on this queue, or {@code null} for all
 	 * @param limit the most messages to try, or {@code null} for all
 	 * @return how many moved and how many stayed, and why
-	 * @throws IllegalArgumentException when the limit is less than 1
+	 * @see #replayMatching(ParkedMessageFilter, Integer)
 	 */
 	public ReplayResult replay(@Nullable String originQueue, @Nullable Integer limit) {
-		if (limit != null && limit < 1) {
-			throw new IllegalArgumentException("limit must be at least 1 but was " + limit);
-		}
-		Instant started = this.clock.instant();
-		ReplayVisitor visitor = new ReplayVisitor(originQueue, limit, started);
-		Scanned scanned = scan(visitor);
-		if (visitor.moved > 0 || !visitor.stayed.isEmpty()) {
-			logger.info("Replayed " + visitor.moved + " parked message(s) from '" + this.parkingLot + "'"
-					+ ((originQueue != null) ? " that failed on '" + originQueue + "'" : "") + "; "
-					+ visitor.stayed.size() + " stayed " + visitor.stayedByReason());
-		}
-		List<ReplayResult.StayedMessage> listed = visitor.stayed.subList(0,
-				Math.min(visitor.stayed.size(), MAX_LISTED_STAYED));
-		return new ReplayResult(visitor.moved, visitor.stayed.size(), visitor.stayedByReason(), listed,
-				scanned.count());
+		return replayMatching(ParkedMessageFilter.forQueue(originQueue), limit);
 	}
 
 	/**
-	 * Remove parked messages for good.
+	 * Move matching parked messages back to the queue whose listener failed, oldest first, with their retry
+	 * state reset (a message that fails again starts a fresh retry cycle), at the replay rate, in the calling
+	 * thread. A message whose origin queue no longer exists stays parked. A publish that is nacked or not
+	 * confirmed stops the replay (the broker is in trouble): that message and all later ones stay parked; so
+	 * do all matching messages when the broker blocks publishing.
+	 * @param filter which messages
+	 * @param limit the most messages to try, or {@code null} for all
+	 * @return how many moved and how many stayed, and why
+	 * @throws ParkingLotRequestException when the limit is less than 1
+	 * @throws ReplayInProgressException when another replay runs
+	 */
+	public ReplayResult replayMatching(ParkedMessageFilter filter, @Nullable Integer limit) {
+		ReplayRun run = newReplay(filter, limit, new ReplayControl());
+		try {
+			return logged(run, run.run());
+		}
+		finally {
+			this.replayPermit.release();
+		}
+	}
+
+	/**
+	 * Start a replay in the background; it can be watched with {@link #replayStatus()} and stopped with
+	 * {@link #stopReplay()}.
+	 * @param filter which messages
+	 * @param limit the most messages to try, or {@code null} for all
+	 * @return the replay's status as it starts
+	 * @throws ParkingLotRequestException when the limit is less than 1
+	 * @throws ReplayInProgressException when another replay runs
+	 * @see #replayMatching(ParkedMessageFilter, Integer)
+	 */
+	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
+		ReplayControl control = new ReplayControl();
+		ReplayRun run = newReplay(filter, limit, control);
+		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit,
+				run, control);
+		try {
+			this.replayExecutor.execute(replay::run);
+		}
+		catch (RuntimeException ex) {
+			this.replayPermit.release();
+			throw ex;
+		}
+		this.lastReplay = replay;
+		return replay.status();
+	}
+
+	/**
+	 * The replay running in the background, or the last one.
+	 * @return its status, or {@code null} if no replay was started in the background
+	 */
+	public @Nullable ReplayStatus replayStatus() {
+		BackgroundReplay replay = this.lastReplay;
+		return (replay != null) ? replay.status() : null;
+	}
+
+	/**
+	 * Stop the replay running in the background: it publishes nothing more, and every message it has not moved
+	 * stays parked. It ends within moments (at most the confirm timeout of a publish on its way).
+	 * @return its status, or {@code null} if no replay was started in the background
+	 */
+	public @Nullable ReplayStatus stopReplay() {
+		BackgroundReplay replay = this.lastReplay;
+		if (replay == null) {
+			return null;
+		}
+		replay.control.stop();
+		return replay.status();
+	}
+
+	/**
+	 * What a replay would move (a dry run): nothing is moved.
+	 * @param filter which messages
+	 * @param limit the most messages to try, or {@code null} for all
+	 * @param scanLimit the most messages to look at, 1 to {@value #MAX_SCAN_LIMIT}
+	 * @return what would move and what would stay
+	 * @throws ParkingLotRequestException when a limit is out of range
+	 */
+	public ReplayPreview previewReplay(ParkedMessageFilter filter, @Nullable Integer limit, int scanLimit) {
+		checkReplayLimit(limit);
+		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
+		int[] wouldMove = { 0 };
+		Map<String, Integer> stayedByReason = new TreeMap<>();
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, (message) -> {
+			if (message.originQueue() != null) {
+				wouldMove[0]++;
+			}
+			else {
+				stayedByReason.merge(NO_ORIGIN_QUEUE, 1, Integer::sum);
+			}
+		}) {
+
+			@Override
+			public boolean wantsMore() {
+				return limit == null || matched() < limit;
+			}
+
+		});
+		int wouldStay = stayedByReason.values().stream().mapToInt(Integer::intValue).sum();
+		return new ReplayPreview(wouldMove[0], wouldStay, stayedByReason, pass.count(), isPartial(pass, scanLimit));
+	}
+
+	/**
+	 * Remove the parked messages that failed on a queue for good.
 	 * @param originQueue only messages that failed on this queue, or {@code null} for all
 	 * @return how many were removed
 	 */
 	public long purge(@Nullable String originQueue) {
-		if (originQueue == null) {
-			return purgeAll();
+		return purgeMatching(ParkedMessageFilter.forQueue(originQueue)).purged();
+	}
+
+	/**
+	 * Remove matching parked messages for good. The empty filter purges the whole parking lot, including
+	 * messages other applications parked there if they share it.
+	 * @param filter which messages
+	 * @return what was removed
+	 */
+	public PurgeResult purgeMatching(ParkedMessageFilter filter) {
+		if (filter.matchesAll()) {
+			long purged = this.scanner.purgeAll();
+			logger.info("Purged " + purged + " parked message(s) from '" + parkingLot() + "'");
+			return new PurgeResult(parkingLot(), false, purged, purged, 0, false);
 		}
 		long[] purged = { 0 };
-		scan(new Visitor() {
+		ParkingLotScanner.Pass pass = this.scanner.pass(Long.MAX_VALUE, new ParkingLotScanner.Visitor() {
 
 			@Override
 			public boolean wantsMore() {
@@ -199,7 +376,7 @@ public final class ParkingLotService {
 
 			@Override
 			public Decision visit(GetResponse message) {
-				if (isFrom(message, originQueue)) {
+				if (filter.matches(ParkedMessages.describe(message))) {
 					purged[0]++;
 					return Decision.REMOVE;
 				}
@@ -207,132 +384,81 @@ public final class ParkingLotService {
 			}
 
 		});
-		logger.info("Purged " + purged[0] + " parked message(s) that failed on '" + originQueue + "' from '"
-				+ this.parkingLot + "'");
-		return purged[0];
-	}
-
-	private long purgeAll() {
-		this.operationLock.lock();
-		Connection connection = null;
-		Channel cached = null;
-		try {
-			connection = this.connectionFactory.createConnection();
-			cached = connection.createChannel(false);
-			long purged = RealChannels.target(cached).queuePurge(this.parkingLot).getMessageCount();
-			logger.info("Purged " + purged + " parked message(s) from '" + this.parkingLot + "'");
-			return purged;
-		}
-		catch (IOException ex) {
-			throw brokerFailure(ex);
-		}
-		finally {
-			RealChannels.closeForGood(cached);
-			RabbitUtils.closeConnection(connection);
-			this.operationLock.unlock();
-		}
-	}
-
-	private Scanned scan(Visitor visitor) {
-		this.operationLock.lock();
-		Connection connection = null;
-		Channel cached = null;
-		long highestHeld = 0;
-		try {
-			connection = this.connectionFactory.createConnection();
-			cached = connection.createChannel(false);
-			// Every get, ack and nack on the one channel that delivered: a delivery tag means nothing on
-			// another, and the cached-channel proxy would silently swap in a new channel if this one died.
-			Channel channel = RealChannels.target(cached);
-			long depth = channel.queueDeclarePassive(this.parkingLot).getMessageCount();
-			int count = 0;
-			while (count < depth && visitor.wantsMore()) {
-				GetResponse message = channel.basicGet(this.parkingLot, false);
-				if (message == null) {
-					break;
-				}
-				count++;
-				long deliveryTag = message.getEnvelope().getDeliveryTag();
-				Decision decision = visitor.visit(message);
-				if (decision == Decision.REMOVE) {
-					channel.basicAck(deliveryTag, false);
-				}
-				else {
-					highestHeld = deliveryTag;
-					if (decision == Decision.KEEP_AND_STOP) {
-						break;
-					}
-				}
-			}
-			if (highestHeld > 0) {
-				// nack, not reject: RabbitMQ 4 does not count a nack as a failed delivery of a quorum queue message.
-				channel.basicNack(highestHeld, true, true);
-			}
-			return new Scanned(depth, count);
-		}
-		catch (IOException ex) {
-			throw brokerFailure(ex);
-		}
-		finally {
-			// Never back to the channel cache: a physical close makes the broker requeue anything still held,
-			// should the nack above not have been sent.
-			RealChannels.closeForGood(cached);
-			RabbitUtils.closeConnection(connection);
-			this.operationLock.unlock();
-		}
-	}
-
-	private RuntimeException brokerFailure(IOException ex) {
-		if (ex.getCause() instanceof ShutdownSignalException signal
-				&& RabbitUtils.isPassiveDeclarationChannelClose(signal)) {
-			return new IllegalStateException("The parking lot '" + this.parkingLot + "' does not exist on the broker",
-					ex);
-		}
-		return new AmqpIOException(ex);
-	}
-
-	private static boolean isFrom(GetResponse message, @Nullable String originQueue) {
-		return originQueue == null || originQueue.equals(text(headers(message.getProps()).get(RetryHeaders.QUEUE)));
-	}
-
-	static ParkedMessage describe(GetResponse message) {
-		AMQP.BasicProperties properties = message.getProps();
-		Map<String, Object> headers = headers(properties);
-		byte[] body = (message.getBody() != null) ? message.getBody() : new byte[0];
-		return new ParkedMessage(properties.getMessageId(), text(headers.get(RetryHeaders.QUEUE)),
-				RetryHeaderValues.count(headers.get(RetryHeaders.COUNT)),
-				HeaderChanges.parkedReasonOf(headers).value(), text(headers.get(RetryHeaders.EXCEPTION)),
-				text(headers.get(RetryHeaders.ERROR)),
-				RetryHeaderValues.epochMillis(headers.get(RetryHeaders.FIRST_FAILURE)),
-				RetryHeaderValues.epochMillis(headers.get(RetryHeaders.PARKED_AT)),
-				RetryHeaderValues.count(headers.get(REPLAY_COUNT)), properties.getContentType(), body.length,
-				BodyPreview.of(body, properties.getContentEncoding(), PREVIEW_LENGTH));
+		logger.info("Purged " + purged[0] + " parked message(s) matching " + filter + " from '" + parkingLot() + "'");
+		return new PurgeResult(parkingLot(), false, purged[0], purged[0], pass.count(), false);
 	}
 
 	/**
-	 * The properties of a replayed message: as parked, without the headers of its previous retry cycle,
-	 * with {@code retry-count} 0 and the replay recorded.
-	 * @param parked the parked message's properties
-	 * @param now the time of the replay
-	 * @return the properties to publish
+	 * What a purge would remove (a dry run): nothing is removed.
+	 * @param filter which messages
+	 * @param scanLimit the most messages to look at, 1 to {@value #MAX_SCAN_LIMIT}
+	 * @return what would be removed
+	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
-	static AMQP.BasicProperties replayProperties(AMQP.BasicProperties parked, Instant now) {
-		Map<String, Object> headers = new LinkedHashMap<>(headers(parked));
-		long replays = RetryHeaderValues.count(headers.get(REPLAY_COUNT));
-		headers.keySet().removeAll(RESET_ON_REPLAY);
-		// Explicitly 0 rather than absent, so that nothing derives a count from the broker's x-death.
-		headers.put(RetryHeaders.COUNT, 0L);
-		headers.put(REPLAY_COUNT, replays + 1);
-		headers.put(REPLAYED_AT, now.toEpochMilli());
-		return parked.builder().headers(headers).build();
+	public PurgeResult previewPurge(ParkedMessageFilter filter, int scanLimit) {
+		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
+		Looker looker = new Looker(filter, (message) -> {
+		});
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, looker);
+		return new PurgeResult(parkingLot(), true, looker.matched(), 0, pass.count(), isPartial(pass, scanLimit));
 	}
 
-	private static Map<String, Object> headers(AMQP.BasicProperties properties) {
-		return (properties.getHeaders() != null) ? properties.getHeaders() : Map.of();
+	/**
+	 * Stop a replay running in the background; everything it has not moved stays parked.
+	 */
+	@Override
+	public void close() {
+		BackgroundReplay replay = this.lastReplay;
+		if (replay != null) {
+			replay.control.stop();
+		}
+		this.replayExecutor.shutdown();
+		try {
+			this.replayExecutor.awaitTermination(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
-	private static @Nullable String text(@Nullable Object value) {
-		return (value != null) ? value.toString() : null;
+	private ReplayRun newReplay(ParkedMessageFilter filter, @Nullable Integer limit, ReplayControl control) {
+		checkReplayLimit(limit);
+		if (!this.replayPermit.tryAcquire()) {
+			throw new ReplayInProgressException("A replay from '" + parkingLot()
+					+ "' is running: wait for it to end, or stop it, before starting another");
+		}
+		return new ReplayRun(this.scanner::pass, this.replayer, filter, limit, this.replaySettings, control, this.clock);
+	}
+
+	private ReplayResult logged(ReplayRun run, ReplayResult result) {
+		if (result.moved() > 0 || result.stayed() > 0 || run.stoppedBecause() != null) {
+			logger.info("Replayed " + result.moved() + " parked message(s) matching " + run.filter() + " from '"
+					+ parkingLot() + "'; " + result.stayed() + " stayed " + result.stayedByReason()
+					+ ((run.stoppedBecause() != null) ? "; stopped: " + run.stoppedBecause() : ""));
+		}
+		return result;
+	}
+
+	private static void checkReplayLimit(@Nullable Integer limit) {
+		if (limit != null && limit < 1) {
+			throw new ParkingLotRequestException("limit must be at least 1 but was " + limit);
+		}
+	}
+
+	private static void checkRange(String name, int value, int max) {
+		if (value < 1 || value > max) {
+			throw new ParkingLotRequestException(name + " must be between 1 and " + max + " but was " + value);
+		}
+	}
+
+	private static boolean isPartial(ParkingLotScanner.Pass pass, int scanLimit) {
+		return pass.count() >= scanLimit && pass.count() < pass.depth();
+	}
+
+	private static CustomizableThreadFactory daemonThreads(String prefix) {
+		CustomizableThreadFactory threads = new CustomizableThreadFactory(prefix);
+		threads.setDaemon(true);
+		return threads;
 	}
 
 	/**
@@ -346,102 +472,99 @@ public final class ParkingLotService {
 		 * @param queue the origin queue
 		 * @param properties the properties
 		 * @param body the body
-		 * @throws ForwardFailedException when the publish was returned, nacked or not confirmed
+		 * @throws ForwardFailedException when the publish was returned, nacked, blocked or not confirmed
 		 */
 		void publish(String queue, AMQP.BasicProperties properties, byte[] body);
 
 	}
 
-	private enum Decision {
+	/** Looks at messages without taking any: hands the matching ones on. */
+	private static class Looker implements ParkingLotScanner.Visitor {
 
-		/** Leave the message parked (requeued at the end of the operation). */
-		KEEP,
+		private final ParkedMessageFilter filter;
 
-		/** Ack the message: it is gone from the parking lot. */
-		REMOVE,
+		private final Consumer<ParkedMessage> matching;
 
-		/** Leave the message parked and look at no further message. */
-		KEEP_AND_STOP
+		private int matched;
 
-	}
+		Looker(ParkedMessageFilter filter, Consumer<ParkedMessage> matching) {
+			this.filter = filter;
+			this.matching = matching;
+		}
 
-	private interface Visitor {
-
-		boolean wantsMore();
-
-		Decision visit(GetResponse message);
-
-	}
-
-	private record Scanned(long depth, int count) {
-	}
-
-	private final class ReplayVisitor implements Visitor {
-
-		private final @Nullable String originQueue;
-
-		private final @Nullable Integer limit;
-
-		private final Instant started;
-
-		private int attempted;
-
-		private int moved;
-
-		private final List<ReplayResult.StayedMessage> stayed = new ArrayList<>();
-
-		ReplayVisitor(@Nullable String originQueue, @Nullable Integer limit, Instant started) {
-			this.originQueue = originQueue;
-			this.limit = limit;
-			this.started = started;
+		int matched() {
+			return this.matched;
 		}
 
 		@Override
 		public boolean wantsMore() {
-			return this.limit == null || this.attempted < this.limit;
+			return true;
 		}
 
 		@Override
-		public Decision visit(GetResponse message) {
-			Map<String, Object> headers = headers(message.getProps());
-			Instant replayedAt = RetryHeaderValues.epochMillis(headers.get(REPLAYED_AT));
-			if (replayedAt != null && !replayedAt.isBefore(this.started)) {
-				// Replayed by this very operation and parked again: everything from here on is newer.
-				return Decision.KEEP_AND_STOP;
+		public Decision visit(GetResponse response) {
+			ParkedMessage message = ParkedMessages.describe(response);
+			if (this.filter.matches(message)) {
+				this.matched++;
+				this.matching.accept(message);
 			}
-			if (!isFrom(message, this.originQueue)) {
-				return Decision.KEEP;
-			}
-			this.attempted++;
-			String messageId = message.getProps().getMessageId();
-			String origin = text(headers.get(RetryHeaders.QUEUE));
-			if (origin == null || origin.isEmpty()) {
-				this.stayed.add(new ReplayResult.StayedMessage(messageId, null, NO_ORIGIN_QUEUE, null));
-				return Decision.KEEP;
-			}
+			return Decision.KEEP;
+		}
+
+	}
+
+	/** A replay in the background. */
+	private final class BackgroundReplay {
+
+		private final String id;
+
+		private final ParkedMessageFilter filter;
+
+		private final @Nullable Integer limit;
+
+		private final ReplayRun run;
+
+		private final ReplayControl control;
+
+		private volatile @Nullable Instant endedAt;
+
+		private volatile @Nullable String failure;
+
+		BackgroundReplay(String id, ParkedMessageFilter filter, @Nullable Integer limit, ReplayRun run,
+				ReplayControl control) {
+			this.id = id;
+			this.filter = filter;
+			this.limit = limit;
+			this.run = run;
+			this.control = control;
+		}
+
+		void run() {
 			try {
-				ParkingLotService.this.replayer.publish(origin,
-						replayProperties(message.getProps(), ParkingLotService.this.clock.instant()),
-						message.getBody());
-				this.moved++;
-				return Decision.REMOVE;
+				logged(this.run, this.run.run());
 			}
-			catch (ForwardFailedException ex) {
-				if (ex.getKind() == ForwardFailedException.Kind.RETURNED) {
-					this.stayed.add(new ReplayResult.StayedMessage(messageId, origin, ORIGIN_QUEUE_MISSING,
-							ex.getMessage()));
-					return Decision.KEEP;
-				}
-				logger.warn("Replay from '" + ParkingLotService.this.parkingLot + "' stopped: " + ex.getMessage());
-				this.stayed.add(new ReplayResult.StayedMessage(messageId, origin, PUBLISH_FAILED, ex.getMessage()));
-				return Decision.KEEP_AND_STOP;
+			catch (RuntimeException ex) {
+				logger.error("Replay " + this.id + " from '" + parkingLot() + "' failed; every message it did not move "
+						+ "is still parked", ex);
+				this.failure = ex.toString();
+			}
+			finally {
+				this.endedAt = ParkingLotService.this.clock.instant();
+				ParkingLotService.this.replayPermit.release();
 			}
 		}
 
-		Map<String, Integer> stayedByReason() {
-			Map<String, Integer> counts = new TreeMap<>();
-			this.stayed.forEach((message) -> counts.merge(message.reason(), 1, Integer::sum));
-			return counts;
+		ReplayStatus status() {
+			ReplayResult progress = this.run.result();
+			String failed = this.failure;
+			String stoppedBecause = this.run.stoppedBecause();
+			String state = (this.endedAt == null) ? ReplayStatus.RUNNING
+					: (failed != null) ? ReplayStatus.FAILED
+							: (stoppedBecause != null) ? ReplayStatus.STOPPED : ReplayStatus.FINISHED;
+			return new ReplayStatus(this.id, state, this.filter, this.limit,
+					ParkingLotService.this.replaySettings.rate(), this.run.started(), this.endedAt, progress.moved(),
+					progress.stayed(), progress.stayedByReason(), progress.stayedMessages(), progress.scanned(),
+					(failed != null) ? failed : stoppedBecause);
 		}
 
 	}

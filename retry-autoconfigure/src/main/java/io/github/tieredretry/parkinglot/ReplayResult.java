@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,8 +13,7 @@ import org.jspecify.annotations.Nullable;
  *
  * @param moved messages published to their origin queue (confirmed) and removed from the parking lot
  * @param stayed matching messages that could not be moved and are still parked
- * @param stayedByReason how many stayed for each reason ({@code origin-queue-missing},
- * {@code no-origin-queue}, {@code publish-failed})
+ * @param stayedByReason how many stayed for each {@link StayReason#value() reason}
  * @param stayedMessages the first messages that stayed, with their reason
  * @param scanned parked messages looked at
  */
@@ -33,7 +33,8 @@ public record ReplayResult(int moved, int stayed, Map<String, Integer> stayedByR
 	 * @param reason why it stayed
 	 * @param detail what the broker said, if anything
 	 */
-	public record StayedMessage(@Nullable String messageId, @Nullable String originQueue, String reason,
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record StayedMessage(@Nullable String messageId, @Nullable String originQueue, StayReason reason,
 			@Nullable String detail) {
 	}
 

@@ -182,15 +182,18 @@ class RetryEndpointWebIntegrationTests {
 	}
 
 	@Test
-	void replayMovesExactlyTheFilteredMessagesAndTheyAreProcessed() {
+	void replayMovesExactlyTheFilteredMessagesInTheBackgroundAndTheyAreProcessed() {
 		String firstOrder = park(ORDERS, REJECT_UNTIL_REPLAYED);
 		String payment = park(PAYMENTS, "reject");
 		String secondOrder = park(ORDERS, REJECT_UNTIL_REPLAYED);
 
-		Response response = post("/actuator/retry/parking-lot/replay", Map.of("queue", ORDERS));
+		Response started = post("/actuator/retry/parking-lot/replay", Map.of("queue", ORDERS));
 
-		assertThat(response.status()).isEqualTo(200);
-		DocumentContext json = response.json();
+		assertThat(started.status()).isEqualTo(202);
+		assertThat(started.json().read("$.id", String.class)).isNotBlank();
+		assertThat(started.json().read("$.filter.queue", String.class)).isEqualTo(ORDERS);
+		DocumentContext json = replayOutcome();
+		assertThat(json.read("$.state", String.class)).isEqualTo("finished");
 		assertThat(json.read("$.moved", Integer.class)).isEqualTo(2);
 		assertThat(json.read("$.stayed", Integer.class)).isZero();
 		assertThat(json.read("$.stayedByReason", Map.class)).isEmpty();
@@ -207,27 +210,63 @@ class RetryEndpointWebIntegrationTests {
 		String first = park(ORDERS, REJECT_UNTIL_REPLAYED);
 		String second = park(ORDERS, REJECT_UNTIL_REPLAYED);
 
-		Response response = post("/actuator/retry/parking-lot/replay", Map.of("queue", ORDERS, "limit", 1));
+		post("/actuator/retry/parking-lot/replay", Map.of("queue", ORDERS, "limit", 1));
 
-		assertThat(response.json().read("$.moved", Integer.class)).isEqualTo(1);
+		assertThat(replayOutcome().read("$.moved", Integer.class)).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(first));
 		assertThat(parkedIds()).containsExactly(second);
+	}
+
+	@Test
+	void replayWithoutBodyAndWithoutContentTypeReplaysEverything() {
+		String orphan = parkDirectly(GONE);
+
+		Response started = send(HttpRequest.newBuilder(uri("/actuator/retry/parking-lot/replay"))
+			.POST(HttpRequest.BodyPublishers.noBody()));
+
+		assertThat(started.status()).as(started.body()).isEqualTo(202);
+		assertThat(replayOutcome().read("$.stayedMessages[0].messageId", String.class)).isEqualTo(orphan);
+		assertThat(parkedIds()).containsExactly(orphan);
 	}
 
 	@Test
 	void replayOfAMessageWhoseOriginQueueNoLongerExistsKeepsItParked() {
 		String orphan = parkDirectly(GONE);
 
-		Response response = post("/actuator/retry/parking-lot/replay?queue=" + GONE, null);
+		post("/actuator/retry/parking-lot/replay?queue=" + GONE, null);
 
-		DocumentContext json = response.json();
+		DocumentContext json = replayOutcome();
 		assertThat(json.read("$.moved", Integer.class)).isZero();
 		assertThat(json.read("$.stayed", Integer.class)).isEqualTo(1);
 		assertThat(json.read("$.stayedByReason." + ParkingLotService.ORIGIN_QUEUE_MISSING, Integer.class))
 			.isEqualTo(1);
 		assertThat(json.read("$.stayedMessages[0].messageId", String.class)).isEqualTo(orphan);
 		assertThat(json.read("$.stayedMessages[0].originQueue", String.class)).isEqualTo(GONE);
+		assertThat(json.read("$.stayedMessages[0].reason", String.class)).isEqualTo("origin-queue-missing");
 		assertThat(parkedIds()).containsExactly(orphan);
+	}
+
+	@Test
+	void groupsAndDryRunsShowWhatFailedAndWhatAReplayOrPurgeWouldDo() {
+		String first = park(ORDERS, "reject");
+		park(ORDERS, "reject");
+		park(PAYMENTS, "reject");
+
+		DocumentContext groups = get("/actuator/retry/parking-lot/groups").json();
+		assertThat(groups.read("$.partial", Boolean.class)).isFalse();
+		assertThat(groups.read("$.groups[*].count", List.class)).containsExactly(2, 1);
+		assertThat(groups.read("$.groups[0].originQueue", String.class)).isEqualTo(ORDERS);
+		assertThat(groups.read("$.groups[0].sampleMessageId", String.class)).isEqualTo(first);
+		String group = groups.read("$.groups[0].id", String.class);
+
+		Response replayPreview = post("/actuator/retry/parking-lot/replay", Map.of("group", group, "dryRun", true));
+		assertThat(replayPreview.status()).isEqualTo(200);
+		assertThat(replayPreview.json().read("$.wouldMove", Integer.class)).isEqualTo(2);
+		Response purgePreview = delete("/actuator/retry/parking-lot?dryRun=true&exception=IllegalArgumentException");
+		assertThat(purgePreview.json().read("$.matched", Integer.class)).isEqualTo(3);
+		assertThat(purgePreview.json().read("$.purged", Integer.class)).isZero();
+		assertThat(get("/actuator/retry/parking-lot?group=" + group).json().read("$.messages", List.class)).hasSize(2);
+		assertThat(this.broker.count(PARKING_LOT)).as("dry runs move nothing").isEqualTo(3);
 	}
 
 	@Test
@@ -240,20 +279,52 @@ class RetryEndpointWebIntegrationTests {
 
 		assertThat(response.status()).isEqualTo(200);
 		assertThat(response.json().read("$.purged", Long.class)).isEqualTo(2);
-		assertThat(response.json().read("$.queue", String.class)).isEqualTo(PAYMENTS);
+		assertThat(response.json().read("$.dryRun", Boolean.class)).isFalse();
 		assertThat(parkedIds()).containsExactly(order);
 	}
 
 	@Test
-	void unknownResourcesAndBadLimitsAreRejected() {
-		assertThat(get("/actuator/retry/elsewhere").status()).isEqualTo(404);
-		assertThat(get("/actuator/retry/parking-lot?limit=0").status()).isEqualTo(400);
-		assertThat(get("/actuator/retry/parking-lot?limit=201").status()).isEqualTo(400);
-		assertThat(post("/actuator/retry/parking-lot/requeue", Map.of()).status()).isEqualTo(400);
-		assertThat(post("/actuator/retry/elsewhere/replay", Map.of()).status()).isEqualTo(400);
-		assertThat(delete("/actuator/retry/elsewhere").status()).isEqualTo(400);
-		assertThat(send(HttpRequest.newBuilder(uri("/actuator/retry/parking-lot/replay"))
-			.POST(HttpRequest.BodyPublishers.noBody())).status()).as("write operations consume JSON").isEqualTo(415);
+	void aPurgeOfEverythingMustSaySo() {
+		park(ORDERS, "reject");
+
+		Response refused = delete("/actuator/retry/parking-lot");
+		assertThat(refused.status()).isEqualTo(400);
+		assertThat(refused.json().read("$.message", String.class)).contains("all=true");
+		assertThat(this.broker.count(PARKING_LOT)).isEqualTo(1);
+
+		assertThat(delete("/actuator/retry/parking-lot?all=true").json().read("$.purged", Long.class)).isEqualTo(1);
+		assertThat(this.broker.count(PARKING_LOT)).isZero();
+	}
+
+	@Test
+	void unknownResourcesAnswer404AndInvalidParameters400WithTheReasonInTheBody() {
+		assertNotFound(get("/actuator/retry/elsewhere"));
+		assertNotFound(get("/actuator/retry/parking-lot/elsewhere"));
+		assertNotFound(post("/actuator/retry/parking-lot/requeue", Map.of()));
+		assertNotFound(post("/actuator/retry/elsewhere/replay", Map.of()));
+		assertNotFound(delete("/actuator/retry/elsewhere"));
+		assertBadRequest(get("/actuator/retry/parking-lot?limit=0"), "limit must be between 1 and 200 but was 0");
+		assertBadRequest(get("/actuator/retry/parking-lot?limit=500"), "limit must be between 1 and 200 but was 500");
+		assertBadRequest(get("/actuator/retry/parking-lot?limit=many"), "limit must be a whole number but was 'many'");
+		assertBadRequest(get("/actuator/retry/parking-lot/groups?reason=tired"), "reason must be one of");
+		assertBadRequest(get("/actuator/retry/parking-lot?parkedAfter=yesterday"), "ISO-8601");
+		assertBadRequest(post("/actuator/retry/parking-lot/replay", Map.of("limit", 0)), "limit must be at least 1");
+	}
+
+	private void assertNotFound(Response response) {
+		assertThat(response.status()).as(response.body()).isEqualTo(404);
+		assertThat(response.json().read("$.message", String.class)).startsWith("No resource '");
+	}
+
+	private void assertBadRequest(Response response, String reason) {
+		assertThat(response.status()).as(response.body()).isEqualTo(400);
+		assertThat(response.json().read("$.message", String.class)).contains(reason);
+	}
+
+	private DocumentContext replayOutcome() {
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> !"running".equals(get("/actuator/retry/parking-lot/replay").json().read("$.state")));
+		return get("/actuator/retry/parking-lot/replay").json();
 	}
 
 	@Test

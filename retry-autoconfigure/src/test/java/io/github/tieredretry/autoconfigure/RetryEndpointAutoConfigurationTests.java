@@ -1,7 +1,8 @@
 package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.actuate.RetryEndpoint;
-import io.github.tieredretry.listener.RetryableListenerRegistry;
+import io.github.tieredretry.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.testsupport.Ports;
@@ -41,9 +42,10 @@ class RetryEndpointAutoConfigurationTests {
 	}
 
 	@Test
-	void isCreatedWhenExposedOverTheWeb() {
+	void isCreatedWithItsWebExtensionWhenExposedOverTheWeb() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=retry")
-			.run((context) -> assertThat(context).hasSingleBean(RetryEndpoint.class));
+			.run((context) -> assertThat(context).hasSingleBean(RetryEndpoint.class)
+				.hasSingleBean(RetryEndpointWebExtension.class));
 	}
 
 	@Test
@@ -90,8 +92,8 @@ class RetryEndpointAutoConfigurationTests {
 	@Test
 	void theEndpointDescribesTheConfiguredTopologyEvenWhenTheBrokerIsUnreachable() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=retry").run((context) -> {
-			RetryEndpoint.RetryDescriptor retry = context.getBean(RetryEndpoint.class).retry();
-			assertThat(retry.tiers()).extracting(RetryEndpoint.TierDescriptor::queue)
+			RetryOverview.Description retry = context.getBean(RetryEndpoint.class).retry();
+			assertThat(retry.tiers()).extracting(RetryOverview.Tier::queue)
 				.containsExactly("retry.delay.1s", "retry.delay.5s");
 			assertThat(retry.tiers()).allSatisfy((tier) -> assertThat(tier.depth()).isNull());
 			assertThat(retry.parkingLot().queue()).isEqualTo("endpoint-autoconfiguration-parking-lot");
@@ -106,9 +108,8 @@ class RetryEndpointAutoConfigurationTests {
 	static class CustomEndpoint {
 
 		@Bean
-		RetryEndpoint customRetryEndpoint(RetryTopology topology, RetryableListenerRegistry listeners,
-				RetryQueueDepths depths, ParkingLotService parkingLot) {
-			return new RetryEndpoint(topology, listeners, depths, parkingLot);
+		RetryEndpoint customRetryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
+			return new RetryEndpoint(overview, parkingLot);
 		}
 
 	}

@@ -32,6 +32,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link ParkingLotService} against the real broker: nothing is ever lost, peeking changes nothing, and
@@ -52,6 +53,9 @@ class ParkingLotServiceIntegrationTests {
 	static final String GONE = "parkinglot-gone-" + ID;
 
 	static final Instant NOW = Instant.parse("2026-03-01T10:15:30Z");
+
+	/** Replays as fast as the broker confirms, in small batches so that every replay takes several passes. */
+	static final ReplaySettings FAST = new ReplaySettings(100_000, 2);
 
 	static CachingConnectionFactory connectionFactory;
 
@@ -267,7 +271,7 @@ class ParkingLotServiceIntegrationTests {
 						throw new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker");
 					}
 					published.add(properties.getMessageId());
-				}, fixedClock());
+				}, FAST, fixedClock());
 
 		ReplayResult result = failingOnSecond.replay(null, null);
 
@@ -286,7 +290,7 @@ class ParkingLotServiceIntegrationTests {
 		}
 		ParkingLotService broken = new ParkingLotService(connectionFactory, PARKING_LOT, (queue, properties, body) -> {
 			throw new IllegalStateException("bug in a publisher");
-		}, fixedClock());
+		}, FAST, fixedClock());
 
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> broken.replay(null, null));
 
@@ -316,6 +320,185 @@ class ParkingLotServiceIntegrationTests {
 	}
 
 	@Test
+	void groupsCountParkedMessagesByHowTheyFailedAndLeaveTheParkingLotAsItWas() {
+		List<String> ids = new ArrayList<>();
+		ids.add(park(PARKING_LOT, ORDERS, "java.io.IOException", "order 1042 timed out after 30 s", 50));
+		ids.add(park(PARKING_LOT, PAYMENTS, "java.lang.IllegalStateException", "card declined", 40));
+		ids.add(park(PARKING_LOT, ORDERS, "java.io.IOException", "order 977 timed out after 5 s", 30));
+		ids.add(park(PARKING_LOT, ORDERS, "java.lang.IllegalArgumentException", "order 12 timed out after 5 s", 20));
+		ids.add(park(PARKING_LOT, ORDERS, "java.io.IOException", "order 5 timed out after 1 s", 10));
+
+		FailureGroups groups = this.parkingLot.groups(ParkedMessageFilter.ALL, 100);
+
+		assertThat(groups.depth()).isEqualTo(5);
+		assertThat(groups.scanned()).isEqualTo(5);
+		assertThat(groups.partial()).isFalse();
+		assertThat(groups.groups()).extracting(FailureGroup::count).containsExactly(3L, 1L, 1L);
+		FailureGroup timeouts = groups.groups().get(0);
+		assertThat(timeouts.originQueue()).isEqualTo(ORDERS);
+		assertThat(timeouts.parkedReason()).isEqualTo("exhausted");
+		assertThat(timeouts.exception()).isEqualTo("java.io.IOException");
+		assertThat(timeouts.errorPattern()).isEqualTo("order # timed out after # s");
+		assertThat(timeouts.sampleError()).isEqualTo("order 1042 timed out after 30 s");
+		assertThat(timeouts.sampleMessageId()).isEqualTo(ids.get(0));
+		assertThat(timeouts.firstParkedAt()).isEqualTo(NOW.minusSeconds(50));
+		assertThat(timeouts.lastParkedAt()).isEqualTo(NOW.minusSeconds(10));
+		assertThat(this.parkingLot.peek(new ParkedMessageFilter(null, timeouts.id(), null, null, null, null, null), 10,
+				100)
+			.messages()).extracting(ParkedMessage::messageId).containsExactly(ids.get(0), ids.get(2), ids.get(4));
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids);
+	}
+
+	@Test
+	void groupingStopsAtTheScanLimitAndSaysTheCountsArePartial() {
+		for (int i = 1; i <= 5; i++) {
+			park(PARKING_LOT, ORDERS, "order " + i);
+		}
+
+		FailureGroups groups = this.parkingLot.groups(ParkedMessageFilter.ALL, 3);
+
+		assertThat(groups.partial()).isTrue();
+		assertThat(groups.scanned()).isEqualTo(3);
+		assertThat(groups.groups()).singleElement().satisfies((group) -> assertThat(group.count()).isEqualTo(3));
+		assertThat(this.broker.count(PARKING_LOT)).isEqualTo(5);
+	}
+
+	@Test
+	void peekShowsTheStackTraceAndTheOtherHeadersAndFiltersByExceptionReasonTimeAndId() {
+		Map<String, Object> headers = parkedHeaders(ORDERS);
+		headers.put(RetryHeaders.STACK_TRACE, "java.lang.IllegalStateException: payment service down\n\tat Payments.charge");
+		String traced = publish(PARKING_LOT, "traced", headers);
+		Map<String, Object> timedOut = parkedHeaders(ORDERS);
+		timedOut.put(RetryHeaders.PARKED_REASON, "timeout");
+		timedOut.put(RetryHeaders.PARKED_AT, NOW.minusSeconds(3600).toEpochMilli());
+		String old = publish(PARKING_LOT, "old", timedOut);
+
+		ParkedMessage message = this.parkingLot
+			.peek(ParkedMessageFilter.parse(null, null, "IllegalStateException", "exhausted", null, null, traced), 5, 100)
+			.messages()
+			.get(0);
+
+		assertThat(message.stackTrace()).startsWith("java.lang.IllegalStateException: payment service down");
+		assertThat(message.headers()).containsEntry("tenant", "acme")
+			.containsEntry(RetryHeaders.QUEUE, ORDERS)
+			.doesNotContainKey(RetryHeaders.STACK_TRACE);
+		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, "timeout", null, null, null))).containsExactly(old);
+		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, null, null, NOW.minusSeconds(60).toString(), null)))
+			.containsExactly(old);
+		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, null, NOW.minusSeconds(60).toString(), null, null)))
+			.containsExactly(traced);
+	}
+
+	@Test
+	void replayOfOneGroupMovesOnlyThatGroupOverSeveralPasses() {
+		List<String> timeouts = new ArrayList<>();
+		List<String> declined = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			timeouts.add(park(PARKING_LOT, ORDERS, "java.io.IOException", "order " + i + " timed out", 60));
+			if (i % 2 == 0) {
+				declined.add(park(PARKING_LOT, ORDERS, "java.io.IOException", "card " + i + " declined", 60));
+			}
+		}
+		String group = this.parkingLot.peek(null, 1).messages().get(0).group();
+
+		ReplayResult result = this.parkingLot.replayMatching(new ParkedMessageFilter(null, group, null, null, null, null,
+				null), null);
+
+		assertThat(result.moved()).isEqualTo(5);
+		assertThat(result.scanned()).as("each message looked at once, over three passes of two").isEqualTo(7);
+		assertThat(drainIds(ORDERS)).containsExactlyElementsOf(timeouts);
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(declined);
+	}
+
+	@Test
+	void dryRunsOfReplayAndPurgeSayWhatTheyWouldDoAndChangeNothing() {
+		List<String> ids = new ArrayList<>();
+		ids.add(park(PARKING_LOT, ORDERS, "order 1"));
+		ids.add(park(PARKING_LOT, PAYMENTS, "payment 1"));
+		Map<String, Object> orphan = parkedHeaders(ORDERS);
+		orphan.remove(RetryHeaders.QUEUE);
+		ids.add(publish(PARKING_LOT, "orphan", orphan));
+		ids.add(park(PARKING_LOT, ORDERS, "order 2"));
+
+		ReplayPreview replay = this.parkingLot.previewReplay(ParkedMessageFilter.parse(null, null, null, "exhausted",
+				null, null, null), null, 100);
+		PurgeResult purge = this.parkingLot.previewPurge(ParkedMessageFilter.forQueue(ORDERS), 100);
+
+		assertThat(replay.wouldMove()).isEqualTo(3);
+		assertThat(replay.wouldStay()).isEqualTo(1);
+		assertThat(replay.stayedByReason()).containsExactly(Map.entry(ParkingLotService.NO_ORIGIN_QUEUE, 1));
+		assertThat(replay.scanned()).isEqualTo(4);
+		assertThat(purge.dryRun()).isTrue();
+		assertThat(purge.matched()).isEqualTo(2);
+		assertThat(purge.purged()).isZero();
+		assertThat(this.broker.count(ORDERS)).isZero();
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids);
+	}
+
+	@Test
+	void purgeOfOneGroupRemovesOnlyThatGroup() {
+		String timeout = park(PARKING_LOT, ORDERS, "java.io.IOException", "order 1 timed out", 60);
+		String declined = park(PARKING_LOT, ORDERS, "java.io.IOException", "card declined", 60);
+		String otherTimeout = park(PARKING_LOT, ORDERS, "java.io.IOException", "order 2 timed out", 60);
+		String group = this.parkingLot.peek(null, 1).messages().get(0).group();
+
+		PurgeResult result = this.parkingLot.purgeMatching(new ParkedMessageFilter(null, group, null, null, null, null,
+				null));
+
+		assertThat(result.purged()).isEqualTo(2);
+		assertThat(result.scanned()).isEqualTo(3);
+		assertThat(drainIds(PARKING_LOT)).containsExactly(declined);
+		assertThat(List.of(timeout, otherTimeout)).doesNotContain(declined);
+	}
+
+	@Test
+	void aReplayMovesNoFasterThanItsRate() {
+		for (int i = 1; i <= 6; i++) {
+			park(PARKING_LOT, ORDERS, "order " + i);
+		}
+		ParkingLotService twentyPerSecond = service(PARKING_LOT, new ReplaySettings(20, 100));
+
+		long started = System.nanoTime();
+		ReplayResult result = twentyPerSecond.replay(null, null);
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+		assertThat(result.moved()).isEqualTo(6);
+		assertThat(took).as("five intervals of 50 ms between six publishes").isGreaterThanOrEqualTo(Duration.ofMillis(250));
+	}
+
+	@Test
+	void aReplayInTheBackgroundCanBeWatchedAndStoppedAndLeavesEverythingItDidNotMoveParked() {
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 30; i++) {
+			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
+		}
+		ParkingLotService slow = service(PARKING_LOT, new ReplaySettings(10, 4));
+
+		ReplayStatus started = slow.startReplay(ParkedMessageFilter.forQueue(ORDERS), null);
+		assertThat(started.state()).isEqualTo(ReplayStatus.RUNNING);
+		assertThatExceptionOfType(ReplayInProgressException.class)
+			.isThrownBy(() -> slow.replayMatching(ParkedMessageFilter.ALL, null));
+		await().atMost(Duration.ofSeconds(10)).until(() -> slow.replayStatus().moved() >= 3);
+		long peekStarted = System.nanoTime();
+		assertThat(slow.peek(null, 1).messages()).hasSize(1);
+		assertThat(Duration.ofNanos(System.nanoTime() - peekStarted)).as("a peek waits for one pass, not the replay")
+			.isLessThan(Duration.ofSeconds(2));
+		assertThat(slow.replayStatus().running()).isTrue();
+		slow.stopReplay();
+		await().atMost(Duration.ofSeconds(10)).until(() -> !slow.replayStatus().running());
+
+		ReplayStatus stopped = slow.replayStatus();
+		assertThat(stopped.state()).isEqualTo(ReplayStatus.STOPPED);
+		assertThat(stopped.detail()).isEqualTo("stopped by an operator");
+		assertThat(stopped.endedAt()).isNotNull();
+		int moved = stopped.moved();
+		assertThat(moved).isBetween(3, 29);
+		assertThat(drainIds(ORDERS)).containsExactlyElementsOf(ids.subList(0, moved));
+		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids.subList(moved, 30));
+		slow.close();
+	}
+
+	@Test
 	void operationsOnAMissingParkingLotFailWithItsName() {
 		ParkingLotService missing = service("parkinglot-missing-" + ID);
 
@@ -324,11 +507,15 @@ class ParkingLotServiceIntegrationTests {
 	}
 
 	private ParkingLotService service(String queue) {
+		return service(queue, FAST);
+	}
+
+	private ParkingLotService service(String queue, ReplaySettings settings) {
 		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(Duration.ofMillis(200))), QueueType.CLASSIC,
 				queue);
 		MessageForwarder forwarder = TestForwarding.on(confirmingConnectionFactory, Duration.ofSeconds(5), topology)
 			.forwarder();
-		return new ParkingLotService(connectionFactory, queue, forwarder, fixedClock());
+		return new ParkingLotService(connectionFactory, queue, forwarder, settings, fixedClock());
 	}
 
 	private static Clock fixedClock() {
@@ -337,6 +524,18 @@ class ParkingLotServiceIntegrationTests {
 
 	private String park(String parkingLot, String origin, String body) {
 		return publish(parkingLot, body, parkedHeaders(origin));
+	}
+
+	private String park(String parkingLot, String origin, String exception, String error, int secondsAgo) {
+		Map<String, Object> headers = parkedHeaders(origin);
+		headers.put(RetryHeaders.EXCEPTION, exception);
+		headers.put(RetryHeaders.ERROR, error);
+		headers.put(RetryHeaders.PARKED_AT, NOW.minusSeconds(secondsAgo).toEpochMilli());
+		return publish(parkingLot, error, headers);
+	}
+
+	private List<String> peekIds(ParkedMessageFilter filter) {
+		return this.parkingLot.peek(filter, 10, 100).messages().stream().map(ParkedMessage::messageId).toList();
 	}
 
 	private static Map<String, Object> parkedHeaders(String origin) {

@@ -1,0 +1,179 @@
+package io.github.tieredretry.console;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.github.tieredretry.listener.RetryableListenerInfo;
+import io.github.tieredretry.listener.RetryableListenerRegistry;
+import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.parkinglot.ReplayStatus;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.RetryTopology;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The retry set-up at a glance: the tiers and the parking lot with their depths read from the broker now,
+ * every retryable listener with its effective policy, and the replay running in the background. The
+ * {@code retry} endpoint and the operations console show the same.
+ */
+public final class RetryOverview {
+
+	/** Delays listed per policy; longer policies repeat their last delays or are capped anyway. */
+	static final int MAX_LISTED_DELAYS = 20;
+
+	private final RetryTopology topology;
+
+	private final RetryableListenerRegistry listeners;
+
+	private final RetryQueueDepths depths;
+
+	private final ParkingLotService parkingLot;
+
+	/**
+	 * Create an overview.
+	 * @param topology the retry topology
+	 * @param listeners the retryable listeners
+	 * @param depths reads queue depths from the broker
+	 * @param parkingLot the parking lot, for the status of its replay
+	 */
+	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
+			ParkingLotService parkingLot) {
+		this.topology = topology;
+		this.listeners = listeners;
+		this.depths = depths;
+		this.parkingLot = parkingLot;
+	}
+
+	/**
+	 * Describe the set-up, with depths read from the broker now.
+	 * @return the description
+	 */
+	public Description describe() {
+		// An operator asking wants the depths as they are now, not as last cached for metrics.
+		RetryQueueDepths.Snapshot snapshot = this.depths.refresh();
+		List<Tier> tiers = new ArrayList<>();
+		for (Duration tier : this.topology.tiers().tiers()) {
+			String queue = RetryTopology.tierQueueName(tier);
+			tiers.add(new Tier(TierLadder.nameOf(tier), tier.toMillis(), queue, snapshot.depthOf(queue)));
+		}
+		String parkingLotQueue = this.topology.parkingLot();
+		List<Listener> listeners = this.listeners.listeners().stream().map(RetryOverview::describe).toList();
+		return new Description(this.topology.queueType().name().toLowerCase(Locale.ROOT), tiers,
+				new ParkingLot(parkingLotQueue, snapshot.depthOf(parkingLotQueue)), List.copyOf(snapshot.missing()),
+				snapshot.readAt(), snapshot.failure(), listeners, this.parkingLot.replaySettings().rate(),
+				this.parkingLot.replayStatus());
+	}
+
+	private static Listener describe(RetryableListenerInfo info) {
+		return new Listener(info.listener(), info.listenerId(), info.queues(),
+				info.policyName().isEmpty() ? null : info.policyName(), describe(info.policy()));
+	}
+
+	private static Policy describe(EffectiveRetryPolicy policy) {
+		List<String> delays = new ArrayList<>();
+		for (long retry = 1; retry <= Math.min(policy.maxRetries(), MAX_LISTED_DELAYS); retry++) {
+			delays.add(TierLadder.nameOf(policy.delayBeforeRetry(retry)));
+		}
+		Exponential exponential = policy.delays().isEmpty()
+				? new Exponential(TierLadder.nameOf(policy.initialInterval()), policy.multiplier(),
+						TierLadder.nameOf(policy.maxInterval()))
+				: null;
+		Duration timeout = policy.timeout();
+		return new Policy(policy.maxRetries(), delays, exponential, policy.immediateRetries(),
+				(timeout != null) ? TierLadder.nameOf(timeout) : null, names(policy.retryOn()),
+				names(policy.noRetryOn()));
+	}
+
+	private static List<String> names(List<Class<? extends Throwable>> types) {
+		return types.stream().map(Class::getName).toList();
+	}
+
+	/**
+	 * Description of the retry set-up.
+	 *
+	 * @param queueType type of the tier queues and the parking lot: {@code classic} or {@code quorum}
+	 * @param tiers the delay tiers, shortest first
+	 * @param parkingLot the parking lot
+	 * @param missingQueues tier queues or parking lot missing on the broker
+	 * @param depthsReadAt when the depths were read
+	 * @param depthsFailure why the depths could not be read, or {@code null}
+	 * @param listeners the retryable listeners
+	 * @param replayRate the most messages a replay moves per second ({@code retry.replay.rate})
+	 * @param replay the replay running in the background, or the last one, or {@code null}
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Description(String queueType, List<Tier> tiers, ParkingLot parkingLot, List<String> missingQueues,
+			Instant depthsReadAt, @Nullable String depthsFailure, List<Listener> listeners, double replayRate,
+			@Nullable ReplayStatus replay) {
+	}
+
+	/**
+	 * Description of a delay tier.
+	 *
+	 * @param name the tier's name, e.g. {@code 10s}
+	 * @param ttlMillis its TTL in milliseconds
+	 * @param queue its queue
+	 * @param depth messages waiting in it, or {@code null} when the queue is missing or could not be read
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Tier(String name, long ttlMillis, String queue, @Nullable Long depth) {
+	}
+
+	/**
+	 * Description of the parking lot.
+	 *
+	 * @param queue its queue
+	 * @param depth messages parked, or {@code null} when the queue is missing or could not be read
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record ParkingLot(String queue, @Nullable Long depth) {
+	}
+
+	/**
+	 * Description of a retryable listener.
+	 *
+	 * @param listener the bean class and method, e.g. {@code OrderListener#onOrder}
+	 * @param listenerId the container's listener id
+	 * @param queues the queues it consumes
+	 * @param policy the named policy it uses, or {@code null} for {@code retry.defaults}
+	 * @param effectivePolicy the policy in force after merging annotation, named policy and defaults
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Listener(String listener, @Nullable String listenerId, List<String> queues, @Nullable String policy,
+			Policy effectivePolicy) {
+	}
+
+	/**
+	 * Description of an effective retry policy.
+	 *
+	 * @param maxRetries retries after the first attempt
+	 * @param delays the delay before each retry, the first {@value RetryOverview#MAX_LISTED_DELAYS} at most
+	 * @param exponential the exponential back-off, or {@code null} when the policy has explicit delays
+	 * @param immediateRetries in-place retries before the first tiered one
+	 * @param timeout the longest time from first failure to the last retry, or {@code null}
+	 * @param retryOn exceptions that are retried (empty: all)
+	 * @param noRetryOn exceptions that are never retried
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Policy(int maxRetries, List<String> delays, @Nullable Exponential exponential, int immediateRetries,
+			@Nullable String timeout, List<String> retryOn, List<String> noRetryOn) {
+	}
+
+	/**
+	 * Description of an exponential back-off.
+	 *
+	 * @param initialInterval the delay before the first retry
+	 * @param multiplier the factor between consecutive delays
+	 * @param maxInterval the longest delay
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Exponential(String initialInterval, double multiplier, String maxInterval) {
+	}
+
+}

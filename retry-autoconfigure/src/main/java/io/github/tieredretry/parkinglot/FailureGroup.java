@@ -1,0 +1,59 @@
+package io.github.tieredretry.parkinglot;
+
+import java.time.Instant;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Parked messages that failed the same way: same origin queue, parked reason, exception class and error
+ * text once numbers and ids are normalised away.
+ *
+ * @param id the group's id, to filter on ({@code group=...})
+ * @param originQueue the queue the messages failed on
+ * @param parkedReason why they were parked
+ * @param exception the listener's exception class
+ * @param errorPattern the error text with numbers and ids replaced by {@code #}
+ * @param count parked messages of the group (among those scanned)
+ * @param firstParkedAt when the oldest was parked ({@code null} when none has a parked time)
+ * @param lastParkedAt when the newest was parked
+ * @param sampleError the error text of the group's oldest message
+ * @param sampleMessageId the message id of the group's oldest message
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record FailureGroup(String id, @Nullable String originQueue, String parkedReason, @Nullable String exception,
+		String errorPattern, long count, @Nullable Instant firstParkedAt, @Nullable Instant lastParkedAt,
+		@Nullable String sampleError, @Nullable String sampleMessageId) {
+
+	/**
+	 * This group with one more message.
+	 * @param message the message
+	 * @return the group counting it
+	 */
+	FailureGroup with(ParkedMessage message) {
+		Instant parkedAt = message.parkedAt();
+		return new FailureGroup(this.id, this.originQueue, this.parkedReason, this.exception, this.errorPattern,
+				this.count + 1, earlier(this.firstParkedAt, parkedAt), later(this.lastParkedAt, parkedAt),
+				this.sampleError, this.sampleMessageId);
+	}
+
+	/**
+	 * A group of one message.
+	 * @param message the message
+	 * @return the group
+	 */
+	static FailureGroup of(ParkedMessage message) {
+		return new FailureGroup(message.group(), message.originQueue(), message.parkedReason(), message.exception(),
+				FailureFingerprint.errorPattern(message.error()), 1, message.parkedAt(), message.parkedAt(),
+				message.error(), message.messageId());
+	}
+
+	private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
+		return (a == null) ? b : (b == null || a.isBefore(b)) ? a : b;
+	}
+
+	private static @Nullable Instant later(@Nullable Instant a, @Nullable Instant b) {
+		return (a == null) ? b : (b == null || a.isAfter(b)) ? a : b;
+	}
+
+}

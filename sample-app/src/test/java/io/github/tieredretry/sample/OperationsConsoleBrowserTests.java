@@ -1,0 +1,266 @@
+package io.github.tieredretry.sample;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.parkinglot.ParkedMessage;
+import io.github.tieredretry.parkinglot.ParkedMessageFilter;
+import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.amqp.support.converter.MessageConversionException;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The operations console in headless Chromium, against the sample app on the real broker: an operator sees
+ * why the demo's orders were parked, replays one failure group once the payment provider is back, purges
+ * another, replays and purges a selection of messages, and a parked message full of markup stays text.
+ */
+@SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@RabbitIntegrationTest
+class OperationsConsoleBrowserTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("console");
+
+	static final String QUEUE = queues.name("orders");
+
+	static final String PARKING_LOT = queues.name("parking");
+
+	/** Markup that would run if the console put text on the page as HTML. */
+	static final String HOSTILE_ID = "<img src=x onerror=\"window.xss='id'\"><script>window.xss='id-script'</script>";
+
+	static final String HOSTILE_ERROR = "<img src=x onerror=\"window.xss='error'\"> card 4242 declined";
+
+	static final String STACK_TRACE = "java.lang.IllegalStateException: <b>card declined</b>\n"
+			+ "\tat Payments.charge(Payments.java:42)";
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add(SampleTopology.ORDERS_QUEUE_PROPERTY, () -> QUEUE);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.queue-type", () -> "classic");
+		registry.add("retry.tiers", () -> "200ms, 500ms");
+		registry.add("retry.policies.payments.delays", () -> "200ms, 500ms");
+		registry.add("retry.console.enabled", () -> "true");
+	}
+
+	@LocalServerPort
+	int port;
+
+	@Autowired
+	OrderLedger ledger;
+
+	@Autowired
+	PaymentGateway gateway;
+
+	@Autowired
+	ParkingLotService parkingLot;
+
+	@TempDir
+	Path profile;
+
+	ChromeDriver browser;
+
+	WebDriverWait wait;
+
+	@BeforeEach
+	void openBrowser() {
+		this.browser = HeadlessChromium.start(this.profile);
+		// The page renders its tables anew after every change: an element found a moment ago may be gone.
+		this.wait = new WebDriverWait(this.browser, Duration.ofSeconds(20));
+		this.wait.ignoring(StaleElementReferenceException.class);
+	}
+
+	@AfterEach
+	void closeBrowser() {
+		this.browser.quit();
+	}
+
+	@Test
+	void anOperatorSeesWhyOrdersFailedReplaysOneGroupAndPurgesAnotherWhileHostileTextStaysText() {
+		// The demo parks three orders: an outage that outlasted every retry, a fraud, a malformed payload.
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> this.ledger.paidCount() == 14 && queues.broker().count(PARKING_LOT) == 3);
+		parkHostileMessage();
+
+		this.browser.get("http://localhost:" + this.port + "/retry-console");
+		this.wait.until((browser) -> groupRows().size() == 4);
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 4 parked"));
+		assertThat(this.browser.findElement(By.id("tiers")).getText()).contains("retry.delay.200ms");
+		assertThat(this.browser.findElement(By.id("listeners")).getText()).contains("OrderListener#onOrder")
+			.contains("payments");
+		HeadlessChromium.screenshot(this.browser, "groups");
+
+		// Hostile data is shown as text and runs nothing.
+		WebElement hostile = groupRow("IllegalStateException");
+		assertThat(hostile.findElement(By.cssSelector("td.error-text")).getText()).isEqualTo(HOSTILE_ERROR);
+		clickInGroup("IllegalStateException", "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1);
+		WebElement message = messageRows().get(0);
+		assertThat(message.findElement(By.cssSelector("td.message-id")).getText()).isEqualTo(HOSTILE_ID);
+		clickInFirstMessage("button.toggle-details");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "<svg onload"));
+		assertThat(this.browser.findElement(By.cssSelector("#messages pre.body-preview")).getText())
+			.isEqualTo("<script>window.xss='body'</script>");
+		assertThat(this.browser.findElement(By.cssSelector("#messages pre.stack-trace")).getText())
+			.startsWith("java.lang.IllegalStateException: <b>card declined</b>")
+			.contains("at Payments.charge(Payments.java:42)");
+		assertThat(this.browser.executeScript("return typeof window.xss")).as("no markup ran").isEqualTo("undefined");
+		assertThat(this.browser.findElements(By.cssSelector("main img, main script, main svg, main b"))).isEmpty();
+
+		// The payment provider is back: look at the outage's messages, then replay that group.
+		this.gateway.heal();
+		WebElement outage = groupRow("PaymentTimeoutException");
+		assertThat(outage.findElement(By.cssSelector("td.count")).getText()).isEqualTo("1");
+		assertThat(outage.findElement(By.cssSelector("td.error-text")).getText())
+			.startsWith("Payment provider timed out charging 250.00");
+		clickInGroup("PaymentTimeoutException", "show-messages");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages-title"),
+				"PaymentTimeoutException"));
+		clickInFirstMessage("button.toggle-details");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "broke-dave"));
+		this.browser.executeScript("document.getElementById('messages-section').scrollIntoView()");
+		HeadlessChromium.screenshot(this.browser, "messages");
+		this.browser.executeScript("window.scrollTo(0, 0)");
+
+		clickInGroup("PaymentTimeoutException", "replay-group");
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Replay 1 message(s) of this group to " + QUEUE + "?");
+		HeadlessChromium.screenshot(this.browser, "confirm-replay");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.ledger.paidCount() == 15);
+		this.wait.until(ExpectedConditions.textToBe(By.id("replay-state"), "finished"));
+		this.wait.until((browser) -> groupRows().size() == 3);
+		assertThat(this.browser.findElement(By.id("replay-moved")).getText()).isEqualTo("1 moved");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 3 parked"));
+		HeadlessChromium.screenshot(this.browser, "replayed");
+
+		// The fraud can never succeed: purge that group.
+		clickInGroup("FraudSuspectedException", "purge-group");
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Purge 1 message(s) of this group for good?");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until((browser) -> groupRows().size() == 2);
+		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(2);
+		assertThat(this.browser.findElement(By.id("groups")).getText()).contains("MessageConversionException")
+			.doesNotContain("FraudSuspectedException");
+
+		// A selection: replay the malformed payload (it is parked again at once, replayed once) ...
+		ParkedMessage malformed = parked(MessageConversionException.class.getName());
+		clickInGroup("MessageConversionException", "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1 && messageRows().get(0)
+			.getAttribute("data-message-id")
+			.equals(malformed.messageId()));
+		clickInFirstMessage("input.select");
+		this.browser.findElement(By.id("replay-selected")).click();
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Replay 1 selected message(s) to their queue?");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("replay-filter"),
+				"messageId " + malformed.messageId()));
+		this.wait.until(ExpectedConditions.textToBe(By.id("replay-moved"), "1 moved"));
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> parked(MessageConversionException.class.getName()).replays() == 1);
+
+		// ... and purge the hostile message.
+		clickInGroup("IllegalStateException", "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1
+				&& messageRows().get(0).getAttribute("data-message-id").equals(HOSTILE_ID));
+		clickInFirstMessage("input.select");
+		this.browser.findElement(By.id("purge-selected")).click();
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+			.isEqualTo("Purge 1 selected message(s) for good?");
+		this.browser.findElement(By.id("confirm-ok")).click();
+		this.wait.until((browser) -> groupRows().size() == 1);
+		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(1);
+		assertThat(this.browser.executeScript("return typeof window.xss")).isEqualTo("undefined");
+	}
+
+	private ParkedMessage parked(String exception) {
+		return this.parkingLot.peek(ParkedMessageFilter.parse(null, null, exception, null, null, null, null), 10, 100)
+			.messages()
+			.get(0);
+	}
+
+	private void clickInGroup(String exception, String button) {
+		this.wait.until((browser) -> {
+			groupRow(exception).findElement(By.cssSelector("button." + button)).click();
+			return true;
+		});
+	}
+
+	private void clickInFirstMessage(String control) {
+		this.wait.until((browser) -> {
+			messageRows().get(0).findElement(By.cssSelector(control)).click();
+			return true;
+		});
+	}
+
+	private List<WebElement> groupRows() {
+		return this.browser.findElements(By.cssSelector("#groups tbody tr"));
+	}
+
+	private List<WebElement> messageRows() {
+		return this.browser.findElements(By.cssSelector("#messages tbody tr[data-message-id]"));
+	}
+
+	private WebElement groupRow(String exception) {
+		return groupRows().stream()
+			.filter((row) -> row.findElement(By.cssSelector("td.exception")).getText().endsWith(exception))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No failure group for " + exception + " in "
+					+ this.browser.findElement(By.id("groups")).getText()));
+	}
+
+	private void parkHostileMessage() {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		headers.put(RetryHeaders.QUEUE, QUEUE);
+		headers.put(RetryHeaders.COUNT, 3L);
+		headers.put(RetryHeaders.PARKED_REASON, "exhausted");
+		headers.put(RetryHeaders.PARKED_AT, System.currentTimeMillis());
+		headers.put(RetryHeaders.EXCEPTION, IllegalStateException.class.getName());
+		headers.put(RetryHeaders.ERROR, HOSTILE_ERROR);
+		headers.put(RetryHeaders.STACK_TRACE, STACK_TRACE);
+		headers.put("note", "<svg onload=\"window.xss='header'\">");
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(HOSTILE_ID)
+			.contentType("text/html")
+			.deliveryMode(2)
+			.headers(headers)
+			.correlationId(UUID.randomUUID().toString())
+			.build();
+		queues.broker()
+			.publish("", PARKING_LOT, properties, "<script>window.xss='body'</script>".getBytes(StandardCharsets.UTF_8));
+	}
+
+}
