@@ -13,12 +13,10 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.parkinglot.ParkedMessage;
 import io.github.tieredretry.parkinglot.ParkedMessageFilter;
 import io.github.tieredretry.parkinglot.ParkingLotService;
-import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.test.TieredRetryTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
@@ -27,9 +25,15 @@ import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
+import org.springframework.amqp.core.AmqpAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.support.converter.MessageConversionException;
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -43,15 +47,16 @@ import static org.awaitility.Awaitility.await;
  * another, replays and purges a selection of messages, and a parked message full of markup stays text.
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@RabbitIntegrationTest
+@TieredRetryTest(tiers = { "211ms", "503ms" })
+@DirtiesContext
 class OperationsConsoleBrowserTests {
 
-	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("console");
+	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
-	static final String QUEUE = queues.name("orders");
+	static final String QUEUE = "console-orders-" + RUN;
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = "console-parking-" + RUN;
+
 
 	/** Markup that would run if the console put text on the page as HTML. */
 	static final String HOSTILE_ID = "<img src=x onerror=\"window.xss='id'\"><script>window.xss='id-script'</script>";
@@ -65,9 +70,7 @@ class OperationsConsoleBrowserTests {
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add(SampleTopology.ORDERS_QUEUE_PROPERTY, () -> QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.tiers", () -> "200ms, 500ms");
-		registry.add("retry.policies.payments.delays", () -> "200ms, 500ms");
+		registry.add("retry.policies.payments.delays", () -> "211ms, 503ms");
 		registry.add("retry.console.enabled", () -> "true");
 	}
 
@@ -98,22 +101,29 @@ class OperationsConsoleBrowserTests {
 		this.wait.ignoring(StaleElementReferenceException.class);
 	}
 
+	@Autowired
+	RabbitTemplate rabbit;
+
 	@AfterEach
 	void closeBrowser() {
 		this.browser.quit();
+	}
+
+	private long count(String queue) {
+		return this.rabbit.execute((channel) -> channel.messageCount(queue));
 	}
 
 	@Test
 	void anOperatorSeesWhyOrdersFailedReplaysOneGroupAndPurgesAnotherWhileHostileTextStaysText() {
 		// The demo parks three orders: an outage that outlasted every retry, a fraud, a malformed payload.
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.ledger.paidCount() == 14 && queues.broker().count(PARKING_LOT) == 3);
+			.until(() -> this.ledger.paidCount() == 14 && count(PARKING_LOT) == 3);
 		parkHostileMessage();
 
 		this.browser.get("http://localhost:" + this.port + "/retry-console");
 		this.wait.until((browser) -> groupRows().size() == 4);
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 4 parked"));
-		assertThat(this.browser.findElement(By.id("tiers")).getText()).contains("retry.delay.200ms");
+		assertThat(this.browser.findElement(By.id("tiers")).getText()).contains("retry.delay.211ms");
 		assertThat(this.browser.findElement(By.id("listeners")).getText()).contains("OrderListener#onOrder")
 			.contains("payments");
 		HeadlessChromium.screenshot(this.browser, "groups");
@@ -170,7 +180,7 @@ class OperationsConsoleBrowserTests {
 			.isEqualTo("Purge 1 message(s) of this group for good?");
 		this.browser.findElement(By.id("confirm-ok")).click();
 		this.wait.until((browser) -> groupRows().size() == 2);
-		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(2);
+		assertThat(count(PARKING_LOT)).isEqualTo(2);
 		assertThat(this.browser.findElement(By.id("groups")).getText()).contains("MessageConversionException")
 			.doesNotContain("FraudSuspectedException");
 
@@ -203,7 +213,7 @@ class OperationsConsoleBrowserTests {
 			.isEqualTo("Purge 1 selected message(s) for good?");
 		this.browser.findElement(By.id("confirm-ok")).click();
 		this.wait.until((browser) -> groupRows().size() == 1);
-		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(1);
+		assertThat(count(PARKING_LOT)).isEqualTo(1);
 		assertThat(this.browser.executeScript("return typeof window.xss")).isEqualTo("undefined");
 	}
 
@@ -259,8 +269,22 @@ class OperationsConsoleBrowserTests {
 			.headers(headers)
 			.correlationId(UUID.randomUUID().toString())
 			.build();
-		queues.broker()
-			.publish("", PARKING_LOT, properties, "<script>window.xss='body'</script>".getBytes(StandardCharsets.UTF_8));
+		this.rabbit.execute((channel) -> {
+			channel.basicPublish("", PARKING_LOT, properties,
+					"<script>window.xss='body'</script>".getBytes(StandardCharsets.UTF_8));
+			return null;
+		});
+	}
+
+	@TestConfiguration(proxyBeanMethods = false)
+	static class DeleteTestQueues {
+
+		@Bean
+		DisposableBean deleteConsoleTestQueues(AmqpAdmin admin) {
+			// At context close, after the listener containers stopped: the class shares the broker with other tests.
+			return () -> List.of(QUEUE, PARKING_LOT, "retry.delay.211ms", "retry.delay.503ms").forEach(admin::deleteQueue);
+		}
+
 	}
 
 }
