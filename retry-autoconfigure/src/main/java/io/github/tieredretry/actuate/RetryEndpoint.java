@@ -1,7 +1,9 @@
 package io.github.tieredretry.actuate;
 
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.NoSuchElementException;
 
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotRequest;
@@ -27,7 +29,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>{@code GET /actuator/retry/parking-lot/replay}: the replay running in the background, or the last;</li>
  * <li>{@code POST /actuator/retry/parking-lot/replay}: start a replay (or a dry run);</li>
  * <li>{@code DELETE /actuator/retry/parking-lot/replay}: stop the replay;</li>
- * <li>{@code DELETE /actuator/retry/parking-lot}: purge parked messages (or a dry run).</li>
+ * <li>{@code DELETE /actuator/retry/parking-lot}: purge parked messages (or a dry run);</li>
+ * <li>{@code POST /actuator/retry/breakers/{listener or queue}} with {@code state=open} or {@code closed}: pause a
+ * listener that has a circuit breaker until it is closed, or resume it now.</li>
  * </ul>
  * Every parking-lot operation takes the filter parameters {@code queue}, {@code group}, {@code exception},
  * {@code reason}, {@code parkedAfter}, {@code parkedBefore} and {@code messageId} (see
@@ -45,6 +49,9 @@ public class RetryEndpoint {
 
 	/** The replay of the parking lot. */
 	static final String REPLAY = "replay";
+
+	/** The listeners' circuit breakers. */
+	static final String BREAKERS = "breakers";
 
 	private final RetryOverview overview;
 
@@ -104,8 +111,10 @@ public class RetryEndpoint {
 
 	/**
 	 * Start a replay of matching parked messages in the background ({@code parking-lot/replay}), or say
-	 * what it would move ({@code dryRun}).
-	 * @param path must be {@code parking-lot/replay}
+	 * what it would move ({@code dryRun}); or open or close a listener's circuit breaker
+	 * ({@code breakers/{listener or queue}}).
+	 * @param path {@code parking-lot/replay}, or {@code breakers} and the listener's name (URL-encoded:
+	 * {@code OrderListener%23onOrder}) or a queue it consumes
 	 * @param limit the most messages to replay (default: all)
 	 * @param scanLimit the most messages a dry run looks at
 	 * @param dryRun whether to move nothing and say what would move
@@ -116,18 +125,23 @@ public class RetryEndpoint {
 	 * @param parkedAfter only messages parked at or after this time
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
-	 * @return the replay's status as it starts, or the dry run's result
+	 * @param state for a breaker: {@code open} or {@code closed}
+	 * @return the replay's status as it starts, the dry run's result, or the breaker as it is now
 	 * @throws UnknownResourceException for another path
 	 * @throws ParkingLotRequestException when a parameter is invalid
 	 * @throws ReplayInProgressException when a replay runs already
+	 * @throws BadRequestException when a breaker's state is neither open nor closed
 	 */
 	@WriteOperation
 	public Object replay(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String limit,
 			@Nullable String scanLimit, @Nullable String dryRun, @Nullable String queue, @Nullable String group,
 			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId) {
+			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state) {
+		if (path.length >= 2 && path[0].equals(BREAKERS)) {
+			return changeBreaker(String.join("/", Arrays.copyOfRange(path, 1, path.length)), state);
+		}
 		if (!resource(path).equals(PARKING_LOT + "/" + REPLAY)) {
-			throw unknown(path, "parking-lot/replay");
+			throw unknown(path, "parking-lot/replay or breakers/{listener or queue}");
 		}
 		ParkingLotRequest request = request(limit, scanLimit, dryRun, null, queue, group, exception, reason,
 				parkedAfter, parkedBefore, messageId);
@@ -167,6 +181,18 @@ public class RetryEndpoint {
 		};
 	}
 
+	private RetryOverview.Breaker changeBreaker(String listenerOrQueue, @Nullable String state) {
+		try {
+			return this.overview.changeBreaker(listenerOrQueue, state);
+		}
+		catch (NoSuchElementException ex) {
+			throw new UnknownResourceException(ex.getMessage());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new BadRequestException(ex.getMessage());
+		}
+	}
+
 	private static ReplayStatus replayStatus(@Nullable ReplayStatus status) {
 		if (status == null) {
 			throw new UnknownResourceException("No replay has been started since the application started");
@@ -200,6 +226,15 @@ public class RetryEndpoint {
 	private static UnknownResourceException unknown(String[] path, String known) {
 		return new UnknownResourceException("No resource '" + resource(path) + "' below the retry endpoint; use "
 				+ known);
+	}
+
+	/** A parameter the operation cannot use; over HTTP a {@code 400 Bad Request}. */
+	public static class BadRequestException extends RuntimeException {
+
+		BadRequestException(String message) {
+			super(message);
+		}
+
 	}
 
 	/** A path below the endpoint that names nothing; over HTTP a {@code 404 Not Found}. */

@@ -58,7 +58,7 @@ public class RetryEndpointWebExtension {
 
 	/**
 	 * See {@link RetryEndpoint#replay}; a started replay answers {@code 202 Accepted}.
-	 * @param path must be {@code parking-lot/replay}
+	 * @param path {@code parking-lot/replay} or {@code breakers/{listener or queue}}
 	 * @param limit the most messages to replay
 	 * @param scanLimit the most messages a dry run looks at
 	 * @param dryRun whether to move nothing and say what would move
@@ -69,15 +69,16 @@ public class RetryEndpointWebExtension {
 	 * @param parkedAfter only messages parked at or after this time
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
+	 * @param state for a breaker: {@code open} or {@code closed}
 	 * @return the response
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> replay(@Selector(match = Selector.Match.ALL_REMAINING) String[] path,
 			@Nullable String limit, @Nullable String scanLimit, @Nullable String dryRun, @Nullable String queue,
 			@Nullable String group, @Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId) {
+			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state) {
 		return respond(ACCEPTED, () -> this.delegate.replay(path, limit, scanLimit, dryRun, queue, group, exception,
-				reason, parkedAfter, parkedBefore, messageId));
+				reason, parkedAfter, parkedBefore, messageId, state));
 	}
 
 	/**
@@ -119,7 +120,7 @@ public class RetryEndpointWebExtension {
 		catch (RetryEndpoint.UnknownResourceException ex) {
 			return error(WebEndpointResponse.STATUS_NOT_FOUND, "Not Found", ex.getMessage());
 		}
-		catch (ParkingLotRequestException ex) {
+		catch (ParkingLotRequestException | RetryEndpoint.BadRequestException ex) {
 			return error(WebEndpointResponse.STATUS_BAD_REQUEST, "Bad Request", ex.getMessage());
 		}
 		catch (ReplayInProgressException ex) {

@@ -4,6 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.listener.BreakerState;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
 
@@ -27,23 +29,28 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable PublisherBlockedState publisherState;
 
+	private final ListenerGates breakers;
+
 	/**
 	 * Create the indicator.
 	 * @param depths the cached queue depths
 	 * @param topology the retry topology
 	 * @param publisherState whether the broker blocks forwarding, or {@code null} when unknown
+	 * @param breakers the listeners' circuit breakers
 	 */
 	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
-			@Nullable PublisherBlockedState publisherState) {
+			@Nullable PublisherBlockedState publisherState, ListenerGates breakers) {
 		super("Retry queues could not be checked");
 		this.depths = depths;
 		this.topology = topology;
 		this.publisherState = publisherState;
+		this.breakers = breakers;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		addPublisher(builder);
+		addBreakers(builder);
 		RetryQueueDepths.Snapshot snapshot = this.depths.current();
 		if (!snapshot.isRead()) {
 			builder.down().withDetail("error", String.valueOf(snapshot.failure()));
@@ -94,6 +101,26 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 		}
 		publisher.put("blocks", state.episodes());
 		builder.withDetail("publisher", publisher);
+	}
+
+	/**
+	 * Listeners paused by their circuit breaker are not DOWN: they pause on purpose while their downstream is
+	 * down, and nothing is lost meanwhile. The detail names them and says when they try again.
+	 */
+	private void addBreakers(Health.Builder builder) {
+		Map<String, Object> breakers = new LinkedHashMap<>();
+		for (BreakerState state : this.breakers.breakers()) {
+			Map<String, Object> breaker = new LinkedHashMap<>();
+			breaker.put("state", state.status().value());
+			breaker.put("since", state.since().toString());
+			if (state.resumesAt() != null) {
+				breaker.put("resumesAt", state.resumesAt().toString());
+			}
+			breakers.put(state.listener(), breaker);
+		}
+		if (!breakers.isEmpty()) {
+			builder.withDetail("breakers", breakers);
+		}
 	}
 
 }

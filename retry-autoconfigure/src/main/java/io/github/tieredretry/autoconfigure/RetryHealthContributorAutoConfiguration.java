@@ -2,6 +2,7 @@ package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
 
@@ -27,8 +28,9 @@ public final class RetryHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = { "retryHealthIndicator", "retryHealthContributor" })
 	RetryHealthIndicator retryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
-			ObjectProvider<PublisherBlockedState> publisherState) {
-		return new RetryHealthIndicator(depths, topology, publisherState.getIfAvailable());
+			ObjectProvider<PublisherBlockedState> publisherState, ObjectProvider<ListenerGates> breakers) {
+		return new RetryHealthIndicator(depths, topology, publisherState.getIfAvailable(),
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS));
 	}
 
 }

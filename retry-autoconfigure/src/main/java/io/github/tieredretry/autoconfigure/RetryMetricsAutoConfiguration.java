@@ -1,6 +1,8 @@
 package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.listener.ListenerGates;
+import io.github.tieredretry.metrics.BreakerMetrics;
 import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
@@ -32,6 +34,13 @@ public final class RetryMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryEventMetrics retryEventMetrics(MeterRegistry registry) {
 		return new RetryEventMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ListenerGates.class)
+	BreakerMetrics retryBreakerMetrics(ListenerGates breakers) {
+		return new BreakerMetrics(breakers);
 	}
 
 	@Bean

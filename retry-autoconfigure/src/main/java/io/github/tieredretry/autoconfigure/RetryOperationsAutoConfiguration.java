@@ -5,6 +5,7 @@ import java.time.Clock;
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
@@ -13,6 +14,7 @@ import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -47,8 +49,9 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot) {
-		return new RetryOverview(topology, listeners, depths, parkingLot);
+			ParkingLotService parkingLot, ObjectProvider<ListenerGates> breakers) {
+		return new RetryOverview(topology, listeners, depths, parkingLot,
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS));
 	}
 
 	static ReplaySettings replaySettings(RetryProperties properties) {

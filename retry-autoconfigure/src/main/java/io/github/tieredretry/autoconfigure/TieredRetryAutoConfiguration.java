@@ -174,11 +174,18 @@ public final class TieredRetryAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
-			RetryEventPublisher events, RetryableListenerRegistry registry, ObjectProvider<ListenerGates> gates) {
+			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), Clock.systemUTC());
+				events, registry, gates, Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ListenerGates retryListenerGates() {
+		// Resilience4j is missing (else BreakerConfiguration gives ListenerBreakers): no breakers.
+		return ListenerGates.WITHOUT_BREAKERS;
 	}
 
 	/** Circuit breakers per listener, when Resilience4j is on the class path. */

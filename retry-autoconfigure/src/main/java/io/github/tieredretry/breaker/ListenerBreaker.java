@@ -11,6 +11,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.tieredretry.event.ListenerPausedEvent;
 import io.github.tieredretry.event.ListenerResumedEvent;
+import io.github.tieredretry.listener.BreakerState;
 import io.github.tieredretry.listener.ListenerGate;
 import io.github.tieredretry.policy.BreakerSettings;
 import org.apache.commons.logging.Log;
@@ -89,10 +90,10 @@ public final class ListenerBreaker implements ListenerGate {
 	}
 
 	@Override
-	public boolean awaitPassage() {
+	public Passage awaitPassage() {
 		while (!this.stopping) {
 			if (this.breaker.tryAcquirePermission()) {
-				return true;
+				return (this.breaker.getState() == CircuitBreaker.State.HALF_OPEN) ? Passage.PROBE : Passage.PASS;
 			}
 			synchronized (this.waiting) {
 				if (this.stopping) {
@@ -104,11 +105,11 @@ public final class ListenerBreaker implements ListenerGate {
 				catch (InterruptedException ex) {
 					// The container is stopping: the message goes back to its queue.
 					Thread.currentThread().interrupt();
-					return false;
+					return Passage.STOPPED;
 				}
 			}
 		}
-		return false;
+		return Passage.STOPPED;
 	}
 
 	@Override
@@ -151,8 +152,17 @@ public final class ListenerBreaker implements ListenerGate {
 		Instant resumesAt = (state == CircuitBreaker.State.OPEN)
 				? this.since.plus(this.settings.waitInOpenState()) : null;
 		float failureRate = this.breaker.getMetrics().getFailureRate();
-		return new BreakerState(this.listener, this.queues, BreakerState.Status.of(state), this.since, resumesAt,
+		return new BreakerState(this.listener, this.queues, statusOf(state), this.since, resumesAt,
 				(failureRate < 0) ? null : failureRate, this.settings);
+	}
+
+	private static BreakerState.Status statusOf(CircuitBreaker.State state) {
+		return switch (state) {
+			case OPEN -> BreakerState.Status.OPEN;
+			case HALF_OPEN -> BreakerState.Status.HALF_OPEN;
+			case FORCED_OPEN -> BreakerState.Status.FORCED_OPEN;
+			default -> BreakerState.Status.CLOSED;
+		};
 	}
 
 	public String listener() {

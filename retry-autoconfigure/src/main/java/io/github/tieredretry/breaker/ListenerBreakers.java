@@ -5,8 +5,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
+import io.github.tieredretry.listener.BreakerState;
 import io.github.tieredretry.listener.ListenerGate;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.policy.BreakerSettings;
@@ -32,13 +36,44 @@ public final class ListenerBreakers implements ListenerGates {
 		this.events = events;
 	}
 
+	private final List<BiConsumer<String, Supplier<BreakerState>>> creationListeners = new CopyOnWriteArrayList<>();
+
 	@Override
 	public ListenerGate gateFor(String listener, List<String> queues, BreakerSettings settings) {
 		if (!settings.enabled()) {
 			return ListenerGate.ALWAYS_OPEN;
 		}
-		return this.breakers.computeIfAbsent(listener,
-				(name) -> new ListenerBreaker(name, queues, settings, this.clock, this.events));
+		ListenerBreaker breaker = new ListenerBreaker(listener, queues, settings, this.clock, this.events);
+		ListenerBreaker existing = this.breakers.putIfAbsent(listener, breaker);
+		if (existing != null) {
+			return existing;
+		}
+		this.creationListeners.forEach((creation) -> creation.accept(listener, breaker::state));
+		return breaker;
+	}
+
+	@Override
+	public void onBreaker(BiConsumer<String, Supplier<BreakerState>> listener) {
+		this.creationListeners.add(listener);
+		this.breakers.forEach((name, breaker) -> listener.accept(name, breaker::state));
+	}
+
+	@Override
+	public boolean open(String listener) {
+		ListenerBreaker breaker = this.breakers.get(listener);
+		if (breaker != null) {
+			breaker.open();
+		}
+		return breaker != null;
+	}
+
+	@Override
+	public boolean close(String listener) {
+		ListenerBreaker breaker = this.breakers.get(listener);
+		if (breaker != null) {
+			breaker.close();
+		}
+		return breaker != null;
 	}
 
 	/**
@@ -50,11 +85,8 @@ public final class ListenerBreakers implements ListenerGates {
 		return Optional.ofNullable(this.breakers.get(listener));
 	}
 
-	/**
-	 * The states of all breakers, by listener name.
-	 * @return the states
-	 */
-	public List<BreakerState> states() {
+	@Override
+	public List<BreakerState> breakers() {
 		return this.breakers.values().stream().map(ListenerBreaker::state).toList();
 	}
 

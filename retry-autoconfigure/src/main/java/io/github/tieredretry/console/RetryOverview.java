@@ -4,14 +4,20 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Map;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.github.tieredretry.listener.BreakerState;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplayStatus;
+import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.topology.RetryTopology;
@@ -35,19 +41,23 @@ public final class RetryOverview {
 
 	private final ParkingLotService parkingLot;
 
+	private final ListenerGates breakers;
+
 	/**
 	 * Create an overview.
 	 * @param topology the retry topology
 	 * @param listeners the retryable listeners
 	 * @param depths reads queue depths from the broker
 	 * @param parkingLot the parking lot, for the status of its replay
+	 * @param breakers the listeners' circuit breakers
 	 */
 	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot) {
+			ParkingLotService parkingLot, ListenerGates breakers) {
 		this.topology = topology;
 		this.listeners = listeners;
 		this.depths = depths;
 		this.parkingLot = parkingLot;
+		this.breakers = breakers;
 	}
 
 	/**
@@ -63,16 +73,64 @@ public final class RetryOverview {
 			tiers.add(new Tier(TierLadder.nameOf(tier), tier.toMillis(), queue, snapshot.depthOf(queue)));
 		}
 		String parkingLotQueue = this.topology.parkingLot();
-		List<Listener> listeners = this.listeners.listeners().stream().map(RetryOverview::describe).toList();
+		Map<String, BreakerState> breakers = breakersByListener();
+		List<Listener> listeners = this.listeners.listeners()
+			.stream()
+			.map((info) -> describe(info, breakers.get(info.listener())))
+			.toList();
 		return new Description(this.topology.queueType().name().toLowerCase(Locale.ROOT), tiers,
 				new ParkingLot(parkingLotQueue, snapshot.depthOf(parkingLotQueue)), List.copyOf(snapshot.missing()),
 				snapshot.readAt(), snapshot.failure(), listeners, this.parkingLot.replaySettings().rate(),
 				this.parkingLot.replayStatus());
 	}
 
-	private static Listener describe(RetryableListenerInfo info) {
+	/**
+	 * Pause a listener (its breaker forced open, until closed) or resume it (its breaker closed).
+	 * @param listenerOrQueue the listener's name ({@code OrderListener#onOrder}) or a queue it consumes
+	 * @param state {@code open} or {@code closed}
+	 * @return the listener's breaker as it is now
+	 * @throws NoSuchElementException when no listener with a breaker has that name or consumes that queue
+	 * @throws IllegalArgumentException when the state is neither {@code open} nor {@code closed}
+	 */
+	public Breaker changeBreaker(String listenerOrQueue, @Nullable String state) {
+		BreakerState breaker = this.breakers.breakers()
+			.stream()
+			.filter((candidate) -> candidate.listener().equals(listenerOrQueue)
+					|| candidate.queues().contains(listenerOrQueue))
+			.findFirst()
+			.orElseThrow(() -> new NoSuchElementException("No listener with a circuit breaker is named or consumes '"
+					+ listenerOrQueue + "'; listeners with one: "
+					+ this.breakers.breakers().stream().map(BreakerState::listener).toList()));
+		if ("open".equals(state)) {
+			this.breakers.open(breaker.listener());
+		}
+		else if ("closed".equals(state)) {
+			this.breakers.close(breaker.listener());
+		}
+		else {
+			throw new IllegalArgumentException("state must be 'open' (pause the listener until closed) or 'closed' "
+					+ "(resume it now) but was '" + state + "'");
+		}
+		return describe(breakersByListener().get(breaker.listener()));
+	}
+
+	private Map<String, BreakerState> breakersByListener() {
+		Map<String, BreakerState> byListener = new LinkedHashMap<>();
+		this.breakers.breakers().forEach((breaker) -> byListener.put(breaker.listener(), breaker));
+		return byListener;
+	}
+
+	private static Listener describe(RetryableListenerInfo info, @Nullable BreakerState breaker) {
 		return new Listener(info.listener(), info.listenerId(), info.queues(),
-				info.policyName().isEmpty() ? null : info.policyName(), describe(info.policy()));
+				info.policyName().isEmpty() ? null : info.policyName(), describe(info.policy()),
+				(breaker != null) ? describe(breaker) : null);
+	}
+
+	private static Breaker describe(BreakerState state) {
+		BreakerSettings settings = state.settings();
+		return new Breaker(state.status().value(), state.since(), state.resumesAt(), state.failureRate(),
+				settings.failureRateThreshold(), settings.slidingWindowSize(), settings.minimumCalls(),
+				TierLadder.nameOf(settings.waitInOpenState()), settings.probesInHalfOpenState());
 	}
 
 	private static Policy describe(EffectiveRetryPolicy policy) {
@@ -143,10 +201,31 @@ public final class RetryOverview {
 	 * @param queues the queues it consumes
 	 * @param policy the named policy it uses, or {@code null} for {@code retry.defaults}
 	 * @param effectivePolicy the policy in force after merging annotation, named policy and defaults
+	 * @param breaker its circuit breaker, or {@code null} when it has none
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record Listener(String listener, @Nullable String listenerId, List<String> queues, @Nullable String policy,
-			Policy effectivePolicy) {
+			Policy effectivePolicy, @Nullable Breaker breaker) {
+	}
+
+	/**
+	 * Description of a listener's circuit breaker.
+	 *
+	 * @param state {@code closed}, {@code open} (paused), {@code half-open} (trying a few messages) or
+	 * {@code forced-open} (paused by an operator)
+	 * @param since when it got there
+	 * @param resumesAt when an open breaker tries messages again, or {@code null}
+	 * @param failureRate the failure rate of the latest messages, in percent, or {@code null} while too few
+	 * @param failureRateThreshold the failure rate that opens it
+	 * @param slidingWindowSize how many outcomes the rate is computed over
+	 * @param minimumCalls how many outcomes are needed before it may open
+	 * @param waitInOpenState how long it stays open before it tries messages again
+	 * @param probesInHalfOpenState how many messages it tries
+	 */
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	public record Breaker(String state, Instant since, @Nullable Instant resumesAt, @Nullable Float failureRate,
+			float failureRateThreshold, int slidingWindowSize, int minimumCalls, String waitInOpenState,
+			int probesInHalfOpenState) {
 	}
 
 	/**

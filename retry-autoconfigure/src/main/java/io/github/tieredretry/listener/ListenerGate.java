@@ -13,8 +13,8 @@ public interface ListenerGate {
 	ListenerGate ALWAYS_OPEN = new ListenerGate() {
 
 		@Override
-		public boolean awaitPassage() {
-			return true;
+		public Passage awaitPassage() {
+			return Passage.PASS;
 		}
 
 		@Override
@@ -34,10 +34,26 @@ public interface ListenerGate {
 	/**
 	 * Called on the consumer thread before the listener is invoked; waits while the gate is closed to this
 	 * listener. The message in hand stays unacknowledged meanwhile, and the consumer takes no other.
-	 * @return {@code true} to invoke the listener, {@code false} when the application stops meanwhile (the
-	 * message must then go back to its queue)
+	 * @return how the message may pass
 	 */
-	boolean awaitPassage();
+	Passage awaitPassage();
+
+	/** How a message passes the gate. */
+	enum Passage {
+
+		/** Invoke the listener; a failure is retried or parked as usual. */
+		PASS,
+
+		/**
+		 * Invoke the listener to see whether its downstream is back. If it fails again the message goes back to
+		 * its queue as it was: a probe spends none of its retries and is never parked for the outage.
+		 */
+		PROBE,
+
+		/** The application stops: the message goes back to its queue. */
+		STOPPED
+
+	}
 
 	/**
 	 * The listener returned normally.

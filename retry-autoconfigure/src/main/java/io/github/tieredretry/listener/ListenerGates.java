@@ -1,6 +1,8 @@
 package io.github.tieredretry.listener;
 
 import java.util.List;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
 
 import io.github.tieredretry.policy.BreakerSettings;
 
@@ -34,6 +36,39 @@ public interface ListenerGates {
 
 	/** The application stops: consumers waiting at a gate give their messages back. */
 	default void stopping() {
+	}
+
+	/**
+	 * The circuit breakers of the listeners that have one.
+	 * @return their states
+	 */
+	default List<BreakerState> breakers() {
+		return List.of();
+	}
+
+	/**
+	 * An operator pauses a listener until its breaker is closed again.
+	 * @param listener the listener's name
+	 * @return whether the listener has a breaker
+	 */
+	default boolean open(String listener) {
+		return false;
+	}
+
+	/**
+	 * An operator resumes a listener now.
+	 * @param listener the listener's name
+	 * @return whether the listener has a breaker
+	 */
+	default boolean close(String listener) {
+		return false;
+	}
+
+	/**
+	 * Be told whenever a listener gets a breaker (metrics register a gauge for each).
+	 * @param listener called with the breaker's listener name and how to read its state
+	 */
+	default void onBreaker(BiConsumer<String, Supplier<BreakerState>> listener) {
 	}
 
 }

@@ -138,7 +138,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			return;
 		}
 		// While the listener's circuit breaker is open its consumers wait here, holding this message.
-		if (!this.gate.awaitPassage()) {
+		ListenerGate.Passage passage = this.gate.awaitPassage();
+		if (passage == ListenerGate.Passage.STOPPED) {
 			acknowledgement.requeue();
 			return;
 		}
@@ -163,6 +164,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		boolean retryable = isRetryable(failure);
 		if (retryable) {
 			this.gate.failed(took, failure);
+			if (passage == ListenerGate.Passage.PROBE) {
+				// Its downstream is still down: back to its queue as it was, no retry spent, nothing parked.
+				acknowledgement.requeue();
+				return;
+			}
 		}
 		else {
 			// A message no retry fixes says nothing about the listener's downstream.

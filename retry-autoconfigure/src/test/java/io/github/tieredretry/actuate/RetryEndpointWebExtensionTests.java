@@ -36,7 +36,7 @@ class RetryEndpointWebExtensionTests {
 	void aPathThatNamesNothingIsNotFoundForEveryMethod() {
 		assertError(read("parking-lot", "elsewhere"), 404, "No resource 'parking-lot/elsewhere' below the retry endpoint");
 		assertError(this.extension.replay(new String[] { "parking-lot", "requeue" }, null, null, null, null, null, null,
-				null, null, null, null), 404, "No resource 'parking-lot/requeue'");
+				null, null, null, null, null), 404, "No resource 'parking-lot/requeue'");
 		assertError(this.extension.delete(new String[] { "elsewhere" }, null, null, null, null, null, null, null, null,
 				null, null), 404, "No resource 'elsewhere'");
 	}
@@ -96,7 +96,7 @@ class RetryEndpointWebExtensionTests {
 
 	private WebEndpointResponse<Object> replay(String dryRun) {
 		return this.extension.replay(new String[] { "parking-lot", "replay" }, null, null, dryRun, null, null, null,
-				null, null, null, null);
+				null, null, null, null, null);
 	}
 
 	private static ReplayStatus status(String state) {

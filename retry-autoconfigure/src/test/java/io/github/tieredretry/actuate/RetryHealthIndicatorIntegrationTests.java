@@ -9,6 +9,7 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -129,7 +130,7 @@ class RetryHealthIndicatorIntegrationTests {
 		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(tiers)), QueueType.CLASSIC, parkingLot);
 		return new RetryHealthIndicator(
 				new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), Clock.systemUTC()), topology,
-				publisher);
+				publisher, ListenerGates.WITHOUT_BREAKERS);
 	}
 
 }

@@ -1,15 +1,14 @@
-package io.github.tieredretry.breaker;
+package io.github.tieredretry.listener;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.tieredretry.policy.BreakerSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a listener's circuit breaker stands.
+ * Where a listener's circuit breaker stands, as the endpoint, the console, health and metrics show it.
  *
  * @param listener the listener
  * @param queues the queues it consumes
@@ -58,15 +57,6 @@ public record BreakerState(String listener, List<String> queues, Status status, 
 		 */
 		public String value() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
-		}
-
-		static Status of(CircuitBreaker.State state) {
-			return switch (state) {
-				case OPEN -> OPEN;
-				case HALF_OPEN -> HALF_OPEN;
-				case FORCED_OPEN -> FORCED_OPEN;
-				default -> CLOSED;
-			};
 		}
 
 		/**

@@ -1,0 +1,244 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.github.tieredretry.annotation.Breaker;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.event.ListenerPausedEvent;
+import io.github.tieredretry.event.ListenerResumedEvent;
+import io.github.tieredretry.metrics.BreakerMetrics;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.TestQueues;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A downstream outage with and without a circuit breaker (issue #14): the same messages, the same outage, two
+ * listeners, one with a breaker. With it, the listener pauses instead of running every message through its
+ * retries: nothing is parked and every message is processed once the downstream is back. Without it, the
+ * outage parks messages that someone must replay.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class CircuitBreakerIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("breaker");
+
+	static final String PROTECTED = queues.name("protected");
+
+	static final String UNPROTECTED = queues.name("unprotected");
+
+	static final String PARKING_LOT = queues.name("parking");
+
+	static final String TIER = queues.owned("retry.delay.317ms");
+
+	static final int MESSAGES = 40;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.protected", () -> PROTECTED);
+		registry.add("test.unprotected", () -> UNPROTECTED);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.tiers", () -> "317ms");
+		registry.add("retry.defaults.max-retries", () -> "2");
+		registry.add("retry.defaults.delays", () -> "317ms");
+		registry.add("retry.defaults.breaker.sliding-window-size", () -> "10");
+		registry.add("retry.defaults.breaker.minimum-calls", () -> "5");
+		registry.add("retry.defaults.breaker.wait-in-open-state", () -> "1s");
+		registry.add("retry.defaults.breaker.probes-in-half-open-state", () -> "2");
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	Downstream downstream;
+
+	@Autowired
+	BreakerEvents events;
+
+	@Autowired
+	RetryOverview overview;
+
+	@Autowired
+	MeterRegistry meters;
+
+	@Test
+	void breakerPausesTheListenerThroughAnOutageSoThatNothingIsParkedWhileWithoutItTheOutageParksMessages() {
+		this.downstream.down.set(true);
+		List<String> protectedIds = new ArrayList<>();
+		List<String> unprotectedIds = new ArrayList<>();
+		for (int i = 0; i < MESSAGES; i++) {
+			protectedIds.add(Messages.publish(queues.broker(), "", PROTECTED, "ok"));
+			unprotectedIds.add(Messages.publish(queues.broker(), "", UNPROTECTED, "ok"));
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.paused.isEmpty());
+		assertThat(breaker().state()).isIn("open", "half-open");
+		assertThat(this.meters.get(BreakerMetrics.STATE).tag("listener", "CircuitBreakerIntegrationTests.Listeners#onProtected").gauge().value())
+			.isIn(1.0, 2.0);
+		// The outage outlasts every message's retries.
+		await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+		this.downstream.down.set(false);
+
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));
+		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.resumed.isEmpty());
+		long protectedParked = queues.parkingLot(PARKING_LOT).from(PROTECTED).size();
+		long unprotectedParked = queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size();
+		long protectedAttempts = protectedIds.stream().mapToLong(this.recorder::count).sum();
+		System.out.printf("[breaker] outage of about 5 s, %d messages per listener: with a breaker %d parked, "
+				+ "%d listener invocations; without %d parked%n", MESSAGES, protectedParked, protectedAttempts,
+				unprotectedParked);
+		assertThat(protectedParked).as("parked with a breaker").isZero();
+		assertThat(unprotectedParked).as("parked without a breaker").isPositive();
+		assertThat(breaker().state()).isEqualTo("closed");
+	}
+
+	@Test
+	void operatorPausesAListenerUntilItsBreakerIsClosedAgain() {
+		assertThat(this.overview.changeBreaker(PROTECTED, "open").state()).isEqualTo("forced-open");
+		String id = Messages.publish(queues.broker(), "", PROTECTED, "ok");
+		await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> this.recorder.count(id) == 0);
+		assertThat(this.overview.changeBreaker(PROTECTED, "closed").state()).isEqualTo("closed");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+	}
+
+	private RetryOverview.Breaker breaker() {
+		return this.overview.describe()
+			.listeners()
+			.stream()
+			.filter((listener) -> listener.queues().contains(PROTECTED))
+			.findFirst()
+			.orElseThrow()
+			.breaker();
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Downstream downstream() {
+			return new Downstream();
+		}
+
+		@Bean
+		BreakerEvents breakerEvents() {
+			return new BreakerEvents();
+		}
+
+		@Bean
+		Queue protectedQueue() {
+			return new Queue(PROTECTED);
+		}
+
+		@Bean
+		Queue unprotectedQueue() {
+			return new Queue(UNPROTECTED);
+		}
+
+		@Bean
+		Listeners listeners(InvocationRecorder recorder, Downstream downstream) {
+			return new Listeners(recorder, downstream);
+		}
+
+	}
+
+	/** A payment provider, say, that an outage takes down. */
+	static class Downstream {
+
+		final AtomicBoolean down = new AtomicBoolean();
+
+		void call() {
+			if (this.down.get()) {
+				throw new IllegalStateException("downstream unavailable");
+			}
+		}
+
+	}
+
+	static class BreakerEvents {
+
+		final List<ListenerPausedEvent> paused = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		final List<ListenerResumedEvent> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		@EventListener
+		void onPaused(ListenerPausedEvent event) {
+			this.paused.add(event);
+		}
+
+		@EventListener
+		void onResumed(ListenerResumedEvent event) {
+			this.resumed.add(event);
+		}
+
+	}
+
+	static class Listeners {
+
+		private final InvocationRecorder recorder;
+
+		private final Downstream downstream;
+
+		Listeners(InvocationRecorder recorder, Downstream downstream) {
+			this.recorder = recorder;
+			this.downstream = downstream;
+		}
+
+		@RabbitListener(queues = "${test.protected}")
+		@RetryableListener(breaker = Breaker.ON)
+		void onProtected(Message message) {
+			call(message);
+		}
+
+		@RabbitListener(queues = "${test.unprotected}")
+		@RetryableListener
+		void onUnprotected(Message message) {
+			call(message);
+		}
+
+		private void call(Message message) {
+			String id = message.getMessageProperties().getMessageId();
+			try {
+				this.downstream.call();
+				this.recorder.record(id, message.getMessageProperties().getRetryCount(), true);
+			}
+			catch (RuntimeException ex) {
+				this.recorder.record(id, message.getMessageProperties().getRetryCount(), false);
+				throw ex;
+			}
+		}
+
+	}
+
+}
