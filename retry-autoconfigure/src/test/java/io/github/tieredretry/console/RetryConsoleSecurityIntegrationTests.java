@@ -57,7 +57,7 @@ class RetryConsoleSecurityIntegrationTests {
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.tiers", () -> "1s");
+		registry.add("retry.tiers", () -> "1013ms");
 		registry.add("retry.console.enabled", () -> "true");
 	}
 

@@ -77,7 +77,7 @@ class ContainerVariantsIntegrationTests {
 		registry.add("test.timeout-queue", () -> TIMEOUT_QUEUE);
 		registry.add("spring.rabbitmq.listener.type", () -> "direct");
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 400ms, 1s");
+		registry.add("retry.tiers", () -> "200ms, 400ms, 1013ms");
 		// Tier names that other suites share on the test broker, where they are classic queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");

@@ -65,7 +65,7 @@ class RetryLifecycleIntegrationTests {
 		registry.add("test.conversion-queue", () -> CONVERSION_QUEUE);
 		registry.add("test.plain-queue", () -> PLAIN_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 500ms, 1s");
+		registry.add("retry.tiers", () -> "200ms, 500ms, 1013ms");
 		// Tier names that other suites share on the test broker, where they are classic queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");

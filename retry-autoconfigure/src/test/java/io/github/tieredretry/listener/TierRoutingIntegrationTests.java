@@ -72,11 +72,11 @@ class TierRoutingIntegrationTests {
 		registry.add("test.fanout-healthy", () -> FANOUT_HEALTHY);
 		registry.add("test.vanishing-queue", () -> VANISHING_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 400ms, 1s");
+		registry.add("retry.tiers", () -> "200ms, 400ms, 1013ms");
 		// Tier names that other suites share on the test broker, where they are classic queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");
-		registry.add("retry.defaults.delays", () -> "1s");
+		registry.add("retry.defaults.delays", () -> "1013ms");
 		registry.add("retry.policies.long.delays", () -> "2500ms");
 		registry.add("retry.policies.long.max-retries", () -> "1");
 	}

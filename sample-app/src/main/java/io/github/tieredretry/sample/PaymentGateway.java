@@ -15,7 +15,8 @@ import org.springframework.stereotype.Component;
  * <li>{@code broke-*} customers time out every time until the provider is {@link #heal() healed} (an
  * outage that outlasts every retry; their orders are parked, and replayed once it is over);</li>
  * <li>{@code fraud-*} customers are rejected as fraudulent, which no retry can fix;</li>
- * <li>everyone else is charged at once.</li>
+ * <li>everyone else is charged at once;</li>
+ * <li>during an {@link #startOutage() outage} every charge times out until the provider is healed.</li>
  * </ul>
  */
 @Component
@@ -25,9 +26,17 @@ public class PaymentGateway {
 
 	private final AtomicBoolean healed = new AtomicBoolean();
 
-	/** End the outage that affects {@code broke-*} customers. */
+	private final AtomicBoolean outage = new AtomicBoolean();
+
+	/** End the outage that affects {@code broke-*} customers, and any outage started since. */
 	public void heal() {
 		this.healed.set(true);
+		this.outage.set(false);
+	}
+
+	/** Take the whole provider down: every charge times out until {@link #heal()}. */
+	public void startOutage() {
+		this.outage.set(true);
 	}
 
 	/**
@@ -42,6 +51,9 @@ public class PaymentGateway {
 		String customer = order.customer();
 		if (customer.startsWith("fraud-")) {
 			throw new FraudSuspectedException("Payment provider flagged customer " + customer + " as fraudulent");
+		}
+		if (this.outage.get()) {
+			throw new PaymentTimeoutException("Payment provider is down (attempt " + attempt + ")");
 		}
 		if (customer.startsWith("broke-") && !this.healed.get()) {
 			throw new PaymentTimeoutException("Payment provider timed out charging " + order.amount() + " (attempt "
