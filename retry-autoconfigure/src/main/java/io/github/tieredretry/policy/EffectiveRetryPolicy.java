@@ -7,16 +7,14 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.retry.RetryPolicy;
-import org.springframework.util.backoff.BackOff;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * The retry policy in force for one listener, after merging annotation, named policy and defaults.
  * <p>
- * Exception classification comes from Spring Framework's {@link RetryPolicy}, which also carries the
- * policy's {@link BackOff} ({@link ExponentialBackOff}, or {@link DelaySequenceBackOff} for explicit delays).
- * This class never sleeps: it computes when a retry is due, exponential delays in closed form (see
- * {@link #delayBeforeRetry(long)}).
+ * Exception classification comes from Spring Framework's {@link RetryPolicy} ({@code retry-on} as its
+ * includes, {@code no-retry-on} as its excludes, matched through the cause chain). This class never sleeps
+ * and runs no back-off: it computes when a retry is due, the exponential delays with the formula of Spring's
+ * {@code ExponentialBackOff} in closed form (see {@link #delayBeforeRetry(long)}).
  */
 public final class EffectiveRetryPolicy {
 
@@ -79,20 +77,9 @@ public final class EffectiveRetryPolicy {
 		this.retryOn = List.copyOf(retryOn);
 		this.noRetryOn = List.copyOf(noRetryOn);
 		this.retryPolicy = RetryPolicy.builder()
-			.backOff(createBackOff())
 			.includes(new ArrayList<>(this.retryOn))
 			.excludes(new ArrayList<>(this.noRetryOn))
 			.build();
-	}
-
-	private BackOff createBackOff() {
-		if (!this.delays.isEmpty()) {
-			return new DelaySequenceBackOff(this.delays, this.maxRetries);
-		}
-		ExponentialBackOff backOff = new ExponentialBackOff(this.initialInterval.toMillis(), this.multiplier);
-		backOff.setMaxInterval(this.maxInterval.toMillis());
-		backOff.setMaxAttempts(this.maxRetries);
-		return backOff;
 	}
 
 	/**
@@ -115,13 +102,13 @@ public final class EffectiveRetryPolicy {
 		if (retry < 1) {
 			throw new IllegalArgumentException("retry numbers start at 1 but was " + retry);
 		}
-		BackOff backOff = this.retryPolicy.getBackOff();
-		if (backOff instanceof DelaySequenceBackOff sequence) {
-			return sequence.delayBefore(retry);
+		if (!this.delays.isEmpty()) {
+			// The last delay repeats.
+			return this.delays.get((int) Math.min(retry, this.delays.size()) - 1);
 		}
-		// Closed form rather than iterating ExponentialBackOff: that rounds down to whole milliseconds at
+		// Closed form rather than running an ExponentialBackOff: that rounds down to whole milliseconds at
 		// every step (so 100ms * 1.005 stays 100ms forever, and delays drift below the formula), and takes
-		// up to max-retries steps. Past max-retries the delay stays that of the last retry, as before.
+		// up to max-retries steps. Past max-retries the delay stays that of the last retry.
 		long n = Math.max(1, Math.min(retry, Math.max(this.maxRetries, 1)));
 		double exact = this.initialInterval.toMillis() * Math.pow(this.multiplier, n - 1);
 		long max = this.maxInterval.toMillis();
