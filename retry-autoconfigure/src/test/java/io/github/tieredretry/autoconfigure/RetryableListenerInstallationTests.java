@@ -1,0 +1,209 @@
+package io.github.tieredretry.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import io.github.tieredretry.listener.RetryableListenerInfo;
+import io.github.tieredretry.listener.RetryableListenerRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.rabbit.annotation.RabbitHandler;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.core.NestedExceptionUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for applying {@code @RetryableListener} to listener containers: which are wrapped, which policy
+ * applies, and every listener set-up that is refused at startup with the reason and the fix.
+ */
+class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
+
+	@Test
+	void retryableListenerIsWrappedAndUnannotatedListenerIsUntouched() {
+		this.contextRunner.withUserConfiguration(OrderListener.class, PlainListener.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(listenerOf(context, "orders").getClass().getSimpleName()).isEqualTo("RetryingMessageListener");
+			assertThat(listenerOf(context, "plain").getClass().getSimpleName()).isNotEqualTo("RetryingMessageListener");
+			List<RetryableListenerInfo> listeners = context.getBean(RetryableListenerRegistry.class).listeners();
+			assertThat(listeners).singleElement().satisfies((info) -> {
+				assertThat(info.listener()).isEqualTo("AutoConfigurationTestSupport.OrderListener#onOrder");
+				assertThat(info.queues()).containsExactly("orders");
+				assertThat(info.policyName()).isEmpty();
+			});
+		});
+	}
+
+	@Test
+	void retryableListenerOnTheDirectContainerIsWrapped() {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.listener.type=direct")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(listenerOf(context, "orders").getClass().getSimpleName())
+					.isEqualTo("RetryingMessageListener");
+			});
+	}
+
+	@Test
+	void classLevelRetryableListenerAppliesToTheClassLevelRabbitListener() {
+		this.contextRunner.withUserConfiguration(ClassLevelListener.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(RetryableListenerRegistry.class).listeners()).singleElement()
+				.satisfies((info) -> {
+					assertThat(info.listener()).isEqualTo("AutoConfigurationTestSupport.ClassLevelListener");
+					assertThat(info.method()).isNull();
+				});
+		});
+	}
+
+	@Test
+	void listenerPolicyTakesAnnotationThenNamedPolicyThenDefaults() {
+		this.contextRunner
+			.withPropertyValues("retry.defaults.max-retries=7", "retry.defaults.timeout=1h",
+					"retry.policies.payments.delays=10s,100s", "retry.policies.payments.max-retries=9")
+			.withUserConfiguration(PaymentListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RetryableListenerInfo info = context.getBean(RetryableListenerRegistry.class).listeners().get(0);
+				assertThat(info.policyName()).isEqualTo("payments");
+				assertThat(info.policy().maxRetries()).isEqualTo(2);
+				assertThat(info.policy().delays()).containsExactly(Duration.ofSeconds(10), Duration.ofSeconds(100));
+				assertThat(info.policy().timeout()).isEqualTo(Duration.ofHours(1));
+			});
+	}
+
+	@Test
+	void unknownPolicyNameFailsStartupNamingTheListenerAndThePolicy() {
+		this.contextRunner.withPropertyValues("retry.policies.payments.max-retries=3")
+			.withUserConfiguration(UnknownPolicyListener.class)
+			.run(failsWith("UnknownPolicyListener#onOrder", "unknown policy 'paymnets'", "[payments]"));
+	}
+
+	@Test
+	void unparsableDelayFailsStartupNamingTheListenerAndTheDelay() {
+		this.contextRunner.withUserConfiguration(UnparsableDelayListener.class)
+			.run(failsWith("UnparsableDelayListener#onOrder", "delay \"10 parsecs\" is not a duration"));
+	}
+
+	@Test
+	void delayWithoutAUnitFailsStartupShowingBothReadings() {
+		this.contextRunner.withUserConfiguration(UnitlessDelayListener.class)
+			.run(failsWith("UnitlessDelayListener#onOrder", "delay \"10\" has no unit",
+					"Write \"10ms\" for milliseconds or \"10s\" for seconds"));
+	}
+
+	@Test
+	void negativeDelayFailsStartupNamingTheListenerAndTheDelay() {
+		this.contextRunner.withUserConfiguration(NegativeDelayListener.class)
+			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable", "Use delays of zero or more"));
+	}
+
+	@Test
+	void negativeMaxRetriesFailsStartupNamingTheListenerAndTheValue() {
+		this.contextRunner.withUserConfiguration(NegativeMaxRetriesListener.class)
+			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is not usable", "Or -1 (the default)"));
+	}
+
+	@Test
+	void manualAckModeOnTheAnnotationFailsStartupPointingAtTheAnnotation() {
+		this.contextRunner.withUserConfiguration(ManualAckListener.class)
+			.run(failsWith("ManualAckListener#onOrder",
+					"acknowledge mode MANUAL, set by @RabbitListener(ackMode = \"MANUAL\"), is not supported",
+					"Remove ackMode = \"MANUAL\" from the @RabbitListener"));
+	}
+
+	@Test
+	void manualAckModeFromThePropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.listener.simple.acknowledge-mode=manual")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				failsWith("OrderListener#onOrder", "acknowledge mode MANUAL, set by its container factory",
+						"Remove spring.rabbitmq.listener.simple.acknowledge-mode")
+					.accept(context);
+				assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+					.hasMessageNotContaining("ackMode = ");
+			});
+	}
+
+	@Test
+	void noneAckModeFromTheDirectFactoryPropertyFailsStartupPointingAtTheProperty() {
+		this.contextRunner
+			.withPropertyValues("spring.rabbitmq.listener.type=direct",
+					"spring.rabbitmq.listener.direct.acknowledge-mode=none")
+			.withUserConfiguration(OrderListener.class)
+			.run(failsWith("OrderListener#onOrder", "acknowledge mode NONE, set by its container factory",
+					"Remove spring.rabbitmq.listener.direct.acknowledge-mode"));
+	}
+
+	@Test
+	void transactedContainerFailsStartupNamingTheListener() {
+		this.contextRunner.withUserConfiguration(TransactedListener.class)
+			.run(failsWith("TransactedListener#onOrder", "transacted listener containers are not supported"));
+	}
+
+	@Test
+	void noneAckModeFailsStartupNamingTheListener() {
+		this.contextRunner.withUserConfiguration(NoAckListener.class)
+			.run(failsWith("NoAckListener#onOrder",
+					"acknowledge mode NONE, set by @RabbitListener(ackMode = \"NONE\"), is not supported"));
+	}
+
+	@Test
+	void batchListenerFailsStartupNamingTheListener() {
+		this.contextRunner.withUserConfiguration(BatchListener.class)
+			.run(failsWith("BatchListener#onOrders", "batch listeners are not supported"));
+	}
+
+	@Test
+	void consumerBatchContainerFailsStartupNamingTheListener() {
+		this.contextRunner
+			.withPropertyValues("spring.rabbitmq.listener.simple.consumer-batch-enabled=true",
+					"spring.rabbitmq.listener.simple.batch-size=10")
+			.withUserConfiguration(ConsumerBatchListener.class)
+			.run(failsWith("ConsumerBatchListener#onOrders", "batch listeners are not supported"));
+	}
+
+	@Test
+	void asynchronousListenerFailsStartupNamingTheListenerAndItsReturnType() {
+		this.contextRunner.withUserConfiguration(AsyncListener.class)
+			.run(failsWith("AsyncListener#onOrder", "asynchronous listeners (returning CompletableFuture)"));
+	}
+
+	@Test
+	void retryableListenerWithoutRabbitListenerFailsStartup() {
+		this.contextRunner.withUserConfiguration(NotARabbitListener.class)
+			.run(failsWith("NotARabbitListener#onOrder", "there is no @RabbitListener"));
+	}
+
+	@Test
+	void retryableListenerOnARabbitHandlerFailsStartup() {
+		this.contextRunner.withUserConfiguration(AnnotatedHandlerListener.class)
+			.run(failsWith("AnnotatedHandlerListener#onOrder", "@RabbitHandler method of a class-level @RabbitListener"));
+	}
+
+	@Test
+	void blockingRetryInterceptorOnTheSimpleFactoryFailsStartup() {
+		this.contextRunner.withPropertyValues("spring.rabbitmq.listener.simple.retry.enabled=true")
+			.withUserConfiguration(OrderListener.class)
+			.run(failsWith("OrderListener#onOrder", "blocking retry interceptor",
+					"spring.rabbitmq.listener.simple.retry.enabled=false"));
+	}
+
+	@Test
+	void blockingRetryInterceptorOnTheDirectFactoryFailsStartup() {
+		this.contextRunner
+			.withPropertyValues("spring.rabbitmq.listener.type=direct",
+					"spring.rabbitmq.listener.direct.retry.enabled=true")
+			.withUserConfiguration(OrderListener.class)
+			.run(failsWith("OrderListener#onOrder", "blocking retry interceptor"));
+	}
+
+	@Test
+	void listenerOfAFinalContainerFactoryFailsStartupInsteadOfRunningWithoutRetries() {
+		this.contextRunner.withUserConfiguration(FinalFactoryConfiguration.class, FinalFactoryListener.class)
+			.run(failsWith("FinalFactoryListener#onOrder", "not created by a container factory bean"));
+	}
+
+}
