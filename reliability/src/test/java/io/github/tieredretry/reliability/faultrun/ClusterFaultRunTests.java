@@ -1,7 +1,6 @@
 package io.github.tieredretry.reliability.faultrun;
 
 import java.util.List;
-import java.util.Map;
 
 import io.github.tieredretry.reliability.broker.HarnessBrokers;
 import io.github.tieredretry.reliability.broker.LocalRabbitCluster;
@@ -30,7 +29,7 @@ class ClusterFaultRunTests {
 
 	static FaultRunReport run;
 
-	static ConcurrentReplays.Report replays;
+	static List<ConcurrentReplays.Report> replays;
 
 	@BeforeAll
 	static void runOnAThreeNodeCluster() {
@@ -40,8 +39,8 @@ class ClusterFaultRunTests {
 		ConcurrentReplays concurrentReplays = new ConcurrentReplays();
 		run = new FaultRun(cluster, settings).run(concurrentReplays);
 		System.out.println(run.format());
-		replays = concurrentReplays.report();
-		System.out.println(replays.format());
+		replays = concurrentReplays.reports();
+		replays.forEach((round) -> System.out.println(round.format()));
 	}
 
 	@AfterAll
@@ -92,20 +91,24 @@ class ClusterFaultRunTests {
 
 	@Test
 	void twoInstancesReplayingTheParkingLotAtOnceLoseNothingAndEveryDoubleReplayIsExplained() {
-		assertThat(replays.calls()).hasSize(2);
-		assertThat(replays.overlapped()).as("both replays ran at the same time: %s", replays.calls()).isTrue();
-		assertThat(replays.messagesBefore()).isEqualTo(run.parkedMessages());
-		assertThat(replays.timedOut()).as("every moved copy came back to the parking lot").isFalse();
-		assertThat(replays.lost()).as("lost by the replays (%s)", replays.lostExamples()).isZero();
-		assertThat(replays.wrong()).as("wrong outcome after the replays (%s)", replays.wrongExamples()).isZero();
-		assertThat(replays.unexplained()).as("double replays without explanation (%s)", replays.unexplainedExamples())
-			.isZero();
-		assertThat(replays.newCopies()).as("parked copies published twice").isZero();
-		assertThat(replays.replaysFound()).as("replays reported as moved that are in the parking lot")
-			.isEqualTo(replays.moved());
-		assertThat(replays.calls()).allSatisfy((call) -> assertThat(call.stayed()).as(call.instance()).isZero());
-		Map<String, Integer> parked = run.parkedCopies();
-		assertThat(replays.copiesBefore()).isEqualTo(parked.values().stream().mapToInt(Integer::intValue).sum());
+		int parkedCopies = run.parkedCopies().values().stream().mapToInt(Integer::intValue).sum();
+		assertThat(replays).extracting(ConcurrentReplays.Report::start)
+			.containsExactly(ConcurrentReplays.Start.values());
+		assertThat(replays).allSatisfy((round) -> {
+			assertThat(round.calls()).hasSize(2);
+			assertThat(round.overlapped()).as("both replays ran at the same time: %s", round.calls()).isTrue();
+			assertThat(round.messagesBefore()).isEqualTo(run.parkedMessages());
+			assertThat(round.copiesBefore()).isEqualTo(parkedCopies);
+			assertThat(round.timedOut()).as("every moved copy came back to the parking lot").isFalse();
+			assertThat(round.lost()).as("lost by the replays (%s)", round.lostExamples()).isZero();
+			assertThat(round.wrong()).as("wrong outcome after the replays (%s)", round.wrongExamples()).isZero();
+			assertThat(round.unexplained()).as("double replays without explanation (%s)", round.unexplainedExamples())
+				.isZero();
+			assertThat(round.newCopies()).as("parked copies published twice").isZero();
+			assertThat(round.replaysFound()).as("replays reported as moved that are in the parking lot")
+				.isEqualTo(round.moved());
+			assertThat(round.calls()).allSatisfy((call) -> assertThat(call.stayed()).as(call.instance()).isZero());
+		});
 	}
 
 }

@@ -13,25 +13,26 @@ import java.util.stream.IntStream;
 
 import io.github.tieredretry.reliability.consumer.FaultPlan;
 import org.awaitility.core.ConditionTimeoutException;
-import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every consumer instance replays the same parking lot at the same moment, through its retry endpoint
+ * Every consumer instance replays the same parking lot through its retry endpoint
  * ({@code POST /actuator/retry/parking-lot/replay} with {@code {"queue": "fault-run.work"}}), once the fault
- * run has accounted for every message. The parked messages all fail again (they never succeed, or are not
- * retryable), so every copy that a replay moved comes back to the parking lot with one replay more in
- * {@code retry-replay-count}; the accounting compares the parking lot before and after, message by message:
+ * run has accounted for every message, in two rounds: all instances at the same moment, then again with the
+ * second instance beginning once the first has moved a tenth of the parking lot (both still run side by
+ * side). The parked messages all fail again (they never succeed, or are not retryable), so every copy that
+ * a replay moved comes back to the parking lot with one replay more in {@code retry-replay-count}; each
+ * round compares the parking lot before and after, message by message:
  * <ul>
  * <li>lost: a message parked before and neither parked nor processed after;</li>
  * <li>wrong: a message processed (its plan never succeeds), or parked again with another reason;</li>
- * <li>replayed twice: a copy with {@code retry-replay-count} 2. It is explained when the message's
- * deliveries show a first replay and a later second one: one operation replayed it, it failed and was
- * parked again at the parking lot's tail, and the other operation, which had begun after that first
- * replay, took it for a message parked before it began (an operation stops only at copies replayed by
- * itself or by an operation that began later) and replayed it again;</li>
+ * <li>replayed twice: a copy replayed twice in the round. It is explained when the message's deliveries
+ * show both replays, one after the other: one operation replayed it, it failed and was parked again at
+ * the parking lot's tail, and the other operation, which had begun after that first replay, took it for
+ * a message parked before it began (an operation stops only at copies replayed at or after its own start)
+ * and replayed it again;</li>
  * <li>new copies: more copies of a message after than before, which only a replay that published a parked
  * copy twice could make;</li>
  * <li>moves that never arrived: the replays' {@code moved} against the replays found in the parking lot.</li>
@@ -39,9 +40,26 @@ import static org.awaitility.Awaitility.await;
  */
 final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 
+	/** How the instances begin their replays. */
+	enum Start {
+
+		/** All at the same moment. */
+		TOGETHER("at the same time"),
+
+		/** The second once the first has moved a tenth of the parking lot. */
+		STAGGERED("the second once the first has moved a tenth");
+
+		private final String description;
+
+		Start(String description) {
+			this.description = description;
+		}
+
+	}
+
 	private final ConsumerEndpoints endpoints = new ConsumerEndpoints();
 
-	private @Nullable Report report;
+	private final List<Report> reports = new ArrayList<>();
 
 	/**
 	 * One instance's replay call.
@@ -59,8 +77,9 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 	}
 
 	/**
-	 * The accounting of the concurrent replays.
+	 * The accounting of one round of concurrent replays.
 	 *
+	 * @param start how the instances began
 	 * @param calls each instance's replay call
 	 * @param messagesBefore messages parked before the replays
 	 * @param copiesBefore parked copies before the replays
@@ -79,7 +98,7 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 	 * @param replaysFound replays recorded in the parked copies ({@code retry-replay-count}, summed)
 	 * @param timedOut whether waiting for the moved copies to come back gave up
 	 */
-	record Report(List<ReplayCall> calls, int messagesBefore, int copiesBefore, int messagesAfter, int copiesAfter,
+	record Report(Start start, List<ReplayCall> calls, int messagesBefore, int copiesBefore, int messagesAfter, int copiesAfter,
 			Duration settledIn, int lost, List<String> lostExamples, int wrong, List<String> wrongExamples,
 			int replayedTwice, List<String> explainedExamples, int unexplained, List<String> unexplainedExamples,
 			int newCopies, long replaysFound, boolean timedOut) {
@@ -103,7 +122,7 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 			List<String> lines = new ArrayList<>();
 			lines.add("");
 			lines.add("=== Concurrent replays: " + this.calls.size() + " instances replay " + FaultRun.PARKING_LOT
-					+ " (origin " + FaultRun.WORK_QUEUE + ") at the same time ===");
+					+ " (origin " + FaultRun.WORK_QUEUE + "), " + this.start.description + " ===");
 			lines.add(String.format("parked before : %d messages (%d copies)", this.messagesBefore, this.copiesBefore));
 			for (ReplayCall call : this.calls) {
 				lines.add(String.format("instance %-5s: +%d ms .. +%d ms  moved %d, stayed %d %s, scanned %d",
@@ -117,8 +136,8 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 					this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
 			lines.add(String.format("wrong outcome : %d%s", this.wrong,
 					this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
-			lines.add(String.format("replayed twice: %d messages (explained: replayed by one operation, failed again, "
-					+ "parked again, replayed again by the other operation that began after the first replay)%s",
+			lines.add(String.format("replayed twice: %d messages (replayed by one operation, failed again, parked "
+					+ "again, replayed again by the other operation, which began after the first replay)%s",
 					this.replayedTwice, this.explainedExamples.isEmpty() ? "" : "  e.g. " + this.explainedExamples));
 			lines.add(String.format("unexplained   : %d%s", this.unexplained,
 					this.unexplainedExamples.isEmpty() ? "" : "  e.g. " + this.unexplainedExamples));
@@ -131,11 +150,28 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 
 	@Override
 	public void run(FaultRun.Settled settled) {
+		for (Start start : Start.values()) {
+			this.reports.add(round(settled, start));
+		}
+	}
+
+	/**
+	 * The accounting of each round, once {@link #run} ran.
+	 * @return the reports, in the order of the rounds
+	 */
+	List<Report> reports() {
+		if (this.reports.isEmpty()) {
+			throw new IllegalStateException("The concurrent replays did not run");
+		}
+		return List.copyOf(this.reports);
+	}
+
+	private Report round(FaultRun.Settled settled, Start start) {
 		List<ParkedCopy> before = settled.parkingLot().browse();
 		JournalTail journals = settled.journals().refresh();
 		long recordsBefore = journals.records();
 		int[] processedBefore = IntStream.range(0, settled.plans().size()).map(journals::processedCount).toArray();
-		List<ReplayCall> calls = replayAtOnce(settled.consumers());
+		List<ReplayCall> calls = replay(settled, start, before.size());
 		long firstSent = calls.stream().mapToLong(ReplayCall::sentAt).min().orElseThrow();
 		int moved = calls.stream().mapToInt(ReplayCall::moved).sum();
 		boolean timedOut = false;
@@ -151,32 +187,33 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		}
 		Duration settledIn = Duration.ofMillis(System.currentTimeMillis() - firstSent);
 		List<ParkedCopy> after = settled.parkingLot().browse();
-		this.report = account(settled, before, after, processedBefore, calls, settledIn, timedOut);
+		return account(settled, start, before, after, processedBefore, calls, settledIn, timedOut);
 	}
 
 	/**
-	 * The accounting, once {@link #run} ran.
-	 * @return the report
+	 * Call every instance's replay, each on a thread of its own (the common pool may have a single thread on
+	 * a small machine): all at once, or the second once the parking lot has lost a tenth of its copies.
 	 */
-	Report report() {
-		if (this.report == null) {
-			throw new IllegalStateException("The concurrent replays did not run");
-		}
-		return this.report;
-	}
-
-	private List<ReplayCall> replayAtOnce(ConsumerInstances consumers) {
+	private List<ReplayCall> replay(FaultRun.Settled settled, Start start, int parked) {
+		ConsumerInstances consumers = settled.consumers();
 		List<Integer> ports = consumers.httpPorts();
 		List<String> names = consumers.names();
-		CyclicBarrier start = new CyclicBarrier(ports.size());
-		// A thread per call: the common pool may have a single thread on a small machine.
+		CyclicBarrier together = new CyclicBarrier(ports.size());
 		ExecutorService callers = Executors.newFixedThreadPool(ports.size());
 		List<CompletableFuture<ReplayCall>> calls = new ArrayList<>();
 		for (int i = 0; i < ports.size(); i++) {
 			int port = ports.get(i);
 			String instance = names.get(i);
+			boolean first = i == 0;
 			calls.add(CompletableFuture.supplyAsync(() -> {
-				awaitTogether(start);
+				if (start == Start.TOGETHER) {
+					awaitTogether(together);
+				}
+				else if (!first) {
+					await().atMost(Duration.ofMinutes(1))
+						.pollInterval(Duration.ofMillis(20))
+						.until(() -> settled.parkingLot().depth() <= parked - Math.max(1, parked / 10));
+				}
 				long sentAt = System.currentTimeMillis();
 				JsonNode answer = this.endpoints.replay(port, FaultRun.WORK_QUEUE);
 				return new ReplayCall(instance, sentAt, System.currentTimeMillis(), answer.path("moved").asInt(),
@@ -192,12 +229,14 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		}
 	}
 
-	private static Report account(FaultRun.Settled settled, List<ParkedCopy> before, List<ParkedCopy> after,
-			int[] processedBefore, List<ReplayCall> calls, Duration settledIn, boolean timedOut) {
+	private static Report account(FaultRun.Settled settled, Start start, List<ParkedCopy> before,
+			List<ParkedCopy> after, int[] processedBefore, List<ReplayCall> calls, Duration settledIn,
+			boolean timedOut) {
 		Map<Integer, List<ParkedCopy>> copiesBefore = byMessage(before);
 		Map<Integer, List<ParkedCopy>> copiesAfter = byMessage(after);
 		JournalTail journals = settled.journals().refresh();
 		long firstSent = calls.stream().mapToLong(ReplayCall::sentAt).min().orElse(0);
+		long lastAnswered = calls.stream().mapToLong(ReplayCall::answeredAt).max().orElse(0);
 		int lost = 0;
 		int wrong = 0;
 		int replayedTwice = 0;
@@ -226,12 +265,15 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 						+ ", parked " + now.stream().map(ParkedCopy::reason).toList() + ")");
 			}
 			newCopies += Math.max(0, now.size() - entry.getValue().size());
-			if (now.stream().anyMatch((copy) -> copy.replayCount() >= 2)) {
+			long replaysBefore = entry.getValue().stream().mapToLong(ParkedCopy::replayCount).max().orElse(0);
+			long replaysNow = now.stream().mapToLong(ParkedCopy::replayCount).max().orElse(0);
+			if (replaysNow - replaysBefore >= 2) {
 				replayedTwice++;
 				Map<Long, Long> replays = journals.replays(index);
-				Long first = replays.get(1L);
-				Long second = replays.get(2L);
-				if (first != null && second != null && first < second) {
+				Long first = replays.get(replaysBefore + 1);
+				Long second = replays.get(replaysBefore + 2);
+				if (replaysNow - replaysBefore == 2 && first != null && second != null && firstSent <= first
+						&& first < second && second <= lastAnswered) {
 					addExample(explainedExamples, id + " replayed at +" + (first - firstSent) + " ms and again at +"
 							+ (second - firstSent) + " ms");
 				}
@@ -243,7 +285,7 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		}
 		int messagesAfter = (int) copiesBefore.keySet().stream().filter(copiesAfter::containsKey).count();
 		int copiesAfterCount = copiesAfter.values().stream().mapToInt(List::size).sum();
-		return new Report(calls, copiesBefore.size(), before.size(), messagesAfter, copiesAfterCount, settledIn, lost,
+		return new Report(start, calls, copiesBefore.size(), before.size(), messagesAfter, copiesAfterCount, settledIn, lost,
 				lostExamples, wrong, wrongExamples, replayedTwice, explainedExamples, unexplained, unexplainedExamples,
 				newCopies, replaysFound, timedOut);
 	}

@@ -87,8 +87,9 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 					count(FaultRun.FaultType.START_NODE)));
 		}
 		for (FaultRun.AppliedFault fault : this.faults) {
-			lines.add(String.format("               %7.1f s  %-26s after %d outcomes%s", fault.at().toMillis() / 1000.0,
-					fault.type().description(), fault.outcomesBefore(),
+			lines.add(String.format("               %7.1f s  %-26s after %d outcomes, took %.1f s%s",
+					fault.at().toMillis() / 1000.0, fault.type().description(), fault.outcomesBefore(),
+					(fault.endedAt() - fault.startedAt()) / 1000.0,
 					fault.detail().isEmpty() ? "" : "\n                          " + fault.detail()));
 		}
 		lines.add(String.format("processed    : %d messages (%d records)", this.processedMessages,
