@@ -35,10 +35,37 @@ public final class LocalRabbitCluster implements HarnessBroker {
 
 	private static final String QUORUM_CRITICAL_CHECK = "check_if_node_is_quorum_critical";
 
+	/**
+	 * The nodes' {@code advanced.config} unless {@code -Dreliability.cluster.broker-defaults=true}: a dead-letter
+	 * transfer that a quorum queue's at-least-once dead-letter worker could not start is retried after 5 s
+	 * instead of 180 s. On RabbitMQ before 3.12.5 the worker of a queue whose leader moved in a node crash
+	 * can address its first transfer to the dead node when that node also led the dead-letter target: the
+	 * transfer is refused and retried only after this timeout, each time against that node, so retries stop
+	 * leaving their tier until the node is back and the timeout has passed (see docs/cluster.md).
+	 */
+	static final String DEAD_LETTER_RETRY_AFTER_5_S = "[{rabbit, [{dead_letter_worker_publisher_confirm_timeout, 5000}]}].\n";
+
 	private final List<LocalRabbitNode> nodes;
 
-	private LocalRabbitCluster(List<LocalRabbitNode> nodes) {
+	private final String advancedConfig;
+
+	private LocalRabbitCluster(List<LocalRabbitNode> nodes, String advancedConfig) {
 		this.nodes = List.copyOf(nodes);
+		this.advancedConfig = advancedConfig;
+	}
+
+	/**
+	 * Start the nodes side by side, join every other node to the first, and wait until all of them run; the
+	 * nodes retry a refused dead-letter transfer after 5 s ({@link #DEAD_LETTER_RETRY_AFTER_5_S}) unless
+	 * {@code -Dreliability.cluster.broker-defaults=true}.
+	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
+	 * @param size how many nodes
+	 * @return the running cluster
+	 */
+	public static LocalRabbitCluster start(Path scripts, Path workDirectory, int size) {
+		return start(scripts, workDirectory, size,
+				Boolean.getBoolean("reliability.cluster.broker-defaults") ? "" : DEAD_LETTER_RETRY_AFTER_5_S);
 	}
 
 	/**
@@ -46,16 +73,17 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
 	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
 	 * @param size how many nodes
+	 * @param advancedConfig every node's {@code advanced.config}, empty for none
 	 * @return the running cluster
 	 */
-	public static LocalRabbitCluster start(Path scripts, Path workDirectory, int size) {
+	static LocalRabbitCluster start(Path scripts, Path workDirectory, int size, String advancedConfig) {
 		String cookie = LocalRabbitNode.newCookie();
 		String prefix = LocalRabbitNode.NODE_PREFIX + ProcessHandle.current().pid() + "-";
 		List<LocalRabbitNode> nodes = new ArrayList<>();
 		for (int i = 1; i <= size; i++) {
-			nodes.add(LocalRabbitNode.prepare(scripts, workDirectory, prefix + i, cookie));
+			nodes.add(LocalRabbitNode.prepare(scripts, workDirectory, prefix + i, cookie, advancedConfig));
 		}
-		LocalRabbitCluster cluster = new LocalRabbitCluster(nodes);
+		LocalRabbitCluster cluster = new LocalRabbitCluster(nodes, advancedConfig);
 		try {
 			cluster.onEveryNode(LocalRabbitNode::launch);
 			LocalRabbitNode first = nodes.get(0);
@@ -80,7 +108,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 
 	@Override
 	public String description() {
-		return "local " + this.nodes.size() + "-node cluster " + nodeNames() + " on " + addressList();
+		return "local " + this.nodes.size() + "-node cluster " + nodeNames() + " on " + addressList()
+				+ (this.advancedConfig.isEmpty() ? ", broker defaults" : ", advanced.config " + this.advancedConfig.strip());
 	}
 
 	@Override

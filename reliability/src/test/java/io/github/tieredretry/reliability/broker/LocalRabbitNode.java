@@ -119,6 +119,20 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * @return the node, not running yet
 	 */
 	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie) {
+		return prepare(scripts, workDirectory, shortName, cookie, "");
+	}
+
+	/**
+	 * Prepare a node's files and environment without starting it.
+	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param shortName the node name before {@code @localhost}; must start with {@value #NODE_PREFIX}
+	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
+	 * @param advancedConfig the content of the node's {@code advanced.config}, empty for none
+	 * @return the node, not running yet
+	 */
+	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie,
+			String advancedConfig) {
 		if (!shortName.startsWith(NODE_PREFIX)) {
 			throw new IllegalArgumentException("A harness node's name starts with " + NODE_PREFIX + ": " + shortName);
 		}
@@ -138,6 +152,9 @@ public final class LocalRabbitNode implements HarnessBroker {
 			Files.writeString(base.resolve("rabbitmq.conf"), "listeners.tcp.1 = 127.0.0.1:" + amqpPort + "\n");
 			Files.writeString(base.resolve("enabled_plugins"), "[].\n");
 			Files.writeString(base.resolve("rabbitmq-env.conf"), "");
+			if (!advancedConfig.isEmpty()) {
+				Files.writeString(base.resolve("advanced.config"), advancedConfig);
+			}
 			writeCookie(home.resolve(".erlang.cookie"), cookie);
 			environment = new LinkedHashMap<>();
 			environment.put("HOME", home.toString());

@@ -66,6 +66,9 @@ final class FaultRun {
 			new ScheduledFault(0.60, FaultType.CLOSE_ALL_CONNECTIONS),
 			new ScheduledFault(0.70, FaultType.CLOSE_ALL_CONNECTIONS));
 
+	/** How long a node of the cluster run stays down at most before it is started again. */
+	private static final Duration NODE_DOWN_AT_MOST = Duration.ofSeconds(20);
+
 	/**
 	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and runs down for a while,
 	 * comes back, then another node (the one leading most queues by then) is stopped cleanly and started
@@ -76,9 +79,9 @@ final class FaultRun {
 			new ScheduledFault(0.12, FaultType.KILL_CONSUMER),
 			new ScheduledFault(0.20, FaultType.KILL_TIER_LEADER_NODE),
 			new ScheduledFault(0.30, FaultType.CLOSE_ALL_CONNECTIONS),
-			new ScheduledFault(0.40, FaultType.START_NODE),
+			new ScheduledFault(0.40, FaultType.START_NODE, NODE_DOWN_AT_MOST),
 			new ScheduledFault(0.50, FaultType.STOP_NODE),
-			new ScheduledFault(0.60, FaultType.START_NODE),
+			new ScheduledFault(0.60, FaultType.START_NODE, NODE_DOWN_AT_MOST),
 			new ScheduledFault(0.70, FaultType.CLOSE_ALL_CONNECTIONS));
 
 	enum FaultType {
@@ -109,7 +112,21 @@ final class FaultRun {
 
 	}
 
-	record ScheduledFault(double atOutcomeFraction, FaultType type) {
+	/**
+	 * A fault of the schedule.
+	 *
+	 * @param atOutcomeFraction applied once the consumers have produced this fraction of the run's outcomes
+	 * @param type what
+	 * @param maxWait applied at the latest this long after the previous fault, even without the outcomes
+	 * (a crashed node is started again after a while, whether or not the run still makes progress without
+	 * it), or {@code null} to wait for the outcomes only
+	 */
+	record ScheduledFault(double atOutcomeFraction, FaultType type, @Nullable Duration maxWait) {
+
+		ScheduledFault(double atOutcomeFraction, FaultType type) {
+			this(atOutcomeFraction, type, null);
+		}
+
 	}
 
 	/**
@@ -230,7 +247,10 @@ final class FaultRun {
 				// must not push the last ones beyond the outcomes the run can ever produce.
 				long target = Math.min(Math.max((long) Math.ceil(fault.atOutcomeFraction() * this.settings.messages()),
 						outcomesAtLastFault + minimumGap), this.settings.messages());
-				stalled = awaitProgress(journals, producer, consumers, () -> journals.refresh().records() >= target);
+				long previousFaultEnded = faults.isEmpty() ? System.currentTimeMillis() : faults.get(faults.size() - 1).endedAt();
+				long deadline = (fault.maxWait() != null) ? previousFaultEnded + fault.maxWait().toMillis() : Long.MAX_VALUE;
+				stalled = awaitProgress(journals, producer, consumers,
+						() -> journals.refresh().records() >= target || System.currentTimeMillis() >= deadline);
 				if (stalled != null) {
 					stalled = "before fault '" + fault.type().description() + "': " + stalled;
 					break;
@@ -240,7 +260,9 @@ final class FaultRun {
 				FaultType type = (fault.type() == FaultType.RESTART_BROKER && this.settings.crashBroker())
 						? FaultType.CRASH_BROKER : fault.type();
 				long faultStartedAt = System.currentTimeMillis();
-				String detail = apply(type, consumers);
+				String early = (outcomesAtLastFault < target) ? "after " + fault.maxWait().toSeconds()
+						+ " s without reaching " + target + " outcomes; " : "";
+				String detail = early + apply(type, consumers);
 				faults.add(new AppliedFault(type, at, outcomesAtLastFault, faultStartedAt, System.currentTimeMillis(),
 						detail + observeInstances(consumers)));
 				log(String.format("%7.1f s: %s after %d outcomes (%d messages confirmed by the broker)%s",
@@ -407,12 +429,14 @@ final class FaultRun {
 			}
 		}
 		DuplicateWindows windows = new DuplicateWindows(startedAt, faults);
+		List<Long> outcomeTimes = new ArrayList<>();
 		producer.resends().forEach((resend) -> windows.resent(resend[0], resend[1]));
 		int processedMessages = 0;
 		long processedRecords = 0;
 		int parkedMessages = 0;
 		Map<String, Integer> parkedCopies = new LinkedHashMap<>();
 		int lost = 0;
+		int notPublished = 0;
 		int lostByBroker = 0;
 		List<String> lostByBrokerExamples = new ArrayList<>();
 		int wrong = 0;
@@ -429,6 +453,11 @@ final class FaultRun {
 			parkedMessages += reasons.isEmpty() ? 0 : 1;
 			reasons.forEach((reason) -> parkedCopies.merge(reason, 1, Integer::sum));
 			int copies = processed + reasons.size();
+			if (copies == 0 && index >= producer.confirmed()) {
+				// A run that stalled stops publishing: what the broker never confirmed was never its to lose.
+				notPublished++;
+				continue;
+			}
 			if (copies == 0) {
 				AppliedFault brokerFault = brokerFaultItExpiredIn(journals, index, faults);
 				if (brokerFault != null) {
@@ -445,8 +474,10 @@ final class FaultRun {
 				continue;
 			}
 			duplicates += copies - 1;
-			windows.duplicatesOf(journals.processingTimes(index),
-					copiesOfMessage.stream().map(ParkedCopy::parkedAt).toList());
+			List<Long> parkedAt = copiesOfMessage.stream().map(ParkedCopy::parkedAt).toList();
+			windows.duplicatesOf(journals.processingTimes(index), parkedAt);
+			outcomeTimes.addAll(journals.processingTimes(index));
+			outcomeTimes.addAll(parkedAt);
 			boolean asPlanned = plan.endsProcessed() ? reasons.isEmpty() : processed == 0
 					&& reasons.stream().allMatch((reason) -> reason.equals(plan.expectedParkedReason()));
 			if (!asPlanned) {
@@ -459,9 +490,26 @@ final class FaultRun {
 		}
 		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(),
 				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies, lost, lostExamples,
-				lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates, windows.windows(),
+				notPublished, lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates, windows.windows(),
 				producer.resent(), foreignParked, stillQueued, faults, replicas, this.settings.consumerInstances(),
-				countIncarnations(), stalled, elapsed);
+				countIncarnations(), longestPause(outcomeTimes, startedAt), stalled, elapsed);
+	}
+
+	/**
+	 * The longest time without any outcome, once the first one came: retries that wait in a tier the broker
+	 * does not move them out of show here.
+	 * @return {@code [from, length]} in milliseconds, from the start of the run
+	 */
+	private static long[] longestPause(List<Long> outcomeTimes, long startedAt) {
+		long[] times = outcomeTimes.stream().mapToLong(Long::longValue).filter((at) -> at > 0).sorted().toArray();
+		long[] longest = { 0, 0 };
+		for (int i = 1; i < times.length; i++) {
+			if (times[i] - times[i - 1] > longest[1]) {
+				longest[0] = times[i - 1] - startedAt;
+				longest[1] = times[i] - times[i - 1];
+			}
+		}
+		return longest;
 	}
 
 	/**

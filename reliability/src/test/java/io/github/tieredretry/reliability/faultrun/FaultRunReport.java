@@ -25,6 +25,8 @@ import org.jspecify.annotations.Nullable;
  * @param parkedCopies parked copies, duplicates included, by reason
  * @param lost messages neither processed nor parked
  * @param lostExamples a few lost messages, with their plan
+ * @param notPublished messages the producer had not published (confirmed) when the run stopped: only a
+ * stalled run has any; neither processed, parked nor lost
  * @param lostByBroker lost messages that expired from a classic tier during a broker restart or crash (classic
  * queues dead-letter at most once); not counted in {@code lost}
  * @param lostByBrokerExamples a few of those
@@ -39,16 +41,18 @@ import org.jspecify.annotations.Nullable;
  * @param replicas on a cluster, the members of each queue when the faults began (empty on a single node)
  * @param consumerInstances how many consumer instances ran side by side
  * @param consumerIncarnations how many consumer processes ran, all instances together
+ * @param longestPause the longest time without any outcome: {@code [from, length]} in milliseconds from
+ * the start of the run
  * @param stalled why the run stopped waiting early, or {@code null}
  * @param elapsed from the first publish to the last outcome
  */
 record FaultRunReport(QueueType queueType, String broker, int messages, Map<FaultPlan.Behaviour, Integer> plan,
 		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int lost,
-		List<String> lostExamples, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome,
+		List<String> lostExamples, int notPublished, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome,
 		List<String> wrongExamples, long duplicates, List<DuplicateWindows.Window> duplicateWindows,
 		long producerResends, long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults,
-		Map<String, List<String>> replicas, int consumerInstances, int consumerIncarnations, @Nullable String stalled,
-		Duration elapsed) {
+		Map<String, List<String>> replicas, int consumerInstances, int consumerIncarnations, long[] longestPause,
+		@Nullable String stalled, Duration elapsed) {
 
 	long count(FaultRun.FaultType type) {
 		return this.faults.stream().filter((fault) -> fault.type() == type).count();
@@ -98,6 +102,10 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 				new TreeMap<>(this.parkedCopies)));
 		lines.add(String.format("LOST         : %d%s", this.lost,
 				this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
+		if (this.notPublished > 0) {
+			lines.add(String.format("not published: %d (the run stalled before the producer published them)",
+					this.notPublished));
+		}
 		if (this.lostByBroker > 0) {
 			lines.add(String.format("lost by broker: %d, expired from a classic tier during the broker restart or crash "
 					+ "(classic queues dead-letter at most once; quorum tiers do not lose these)  e.g. %s",
@@ -119,6 +127,8 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 		if (this.stalled != null) {
 			lines.add("stalled      : " + this.stalled);
 		}
+		lines.add(String.format("longest pause: %.1f s without any outcome, from %.1f s", this.longestPause[1] / 1000.0,
+				this.longestPause[0] / 1000.0));
 		lines.add(String.format("elapsed      : %.1f s", this.elapsed.toMillis() / 1000.0));
 		return String.join(System.lineSeparator(), lines);
 	}
