@@ -192,36 +192,35 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 
 	/**
 	 * Call every instance's replay, each on a thread of its own (the common pool may have a single thread on
-	 * a small machine): all at once, or the second once the parking lot has lost a tenth of its copies.
+	 * a small machine): all at once, or the others once the parking lot has lost a tenth of its copies to the
+	 * first (or the first is done).
 	 */
 	private List<ReplayCall> replay(FaultRun.Settled settled, Start start, int parked) {
 		ConsumerInstances consumers = settled.consumers();
 		List<Integer> ports = consumers.httpPorts();
 		List<String> names = consumers.names();
-		CyclicBarrier together = new CyclicBarrier(ports.size());
+		CyclicBarrier together = new CyclicBarrier((start == Start.TOGETHER) ? ports.size() : 1);
 		ExecutorService callers = Executors.newFixedThreadPool(ports.size());
 		List<CompletableFuture<ReplayCall>> calls = new ArrayList<>();
-		for (int i = 0; i < ports.size(); i++) {
-			int port = ports.get(i);
-			String instance = names.get(i);
-			boolean first = i == 0;
-			calls.add(CompletableFuture.supplyAsync(() -> {
-				if (start == Start.TOGETHER) {
-					awaitTogether(together);
-				}
-				else if (!first) {
-					await().atMost(Duration.ofMinutes(1))
-						.pollInterval(Duration.ofMillis(20))
-						.until(() -> settled.parkingLot().depth() <= parked - Math.max(1, parked / 10));
-				}
-				long sentAt = System.currentTimeMillis();
-				JsonNode answer = this.endpoints.replay(port, FaultRun.WORK_QUEUE);
-				return new ReplayCall(instance, sentAt, System.currentTimeMillis(), answer.path("moved").asInt(),
-						answer.path("stayed").asInt(), answer.path("stayedByReason").toString(),
-						answer.path("scanned").asInt());
-			}, callers));
-		}
 		try {
+			for (int i = 0; i < ports.size(); i++) {
+				if (start == Start.STAGGERED && i > 0) {
+					CompletableFuture<ReplayCall> first = calls.get(0);
+					await().atMost(Duration.ofMinutes(2))
+						.pollInterval(Duration.ofMillis(20))
+						.until(() -> first.isDone() || settled.parkingLot().depth() <= parked - Math.max(1, parked / 10));
+				}
+				int port = ports.get(i);
+				String instance = names.get(i);
+				calls.add(CompletableFuture.supplyAsync(() -> {
+					awaitTogether(together);
+					long sentAt = System.currentTimeMillis();
+					JsonNode answer = this.endpoints.replay(port, FaultRun.WORK_QUEUE);
+					return new ReplayCall(instance, sentAt, System.currentTimeMillis(), answer.path("moved").asInt(),
+							answer.path("stayed").asInt(), answer.path("stayedByReason").toString(),
+							answer.path("scanned").asInt());
+				}, callers));
+			}
 			return calls.stream().map(CompletableFuture::join).toList();
 		}
 		finally {

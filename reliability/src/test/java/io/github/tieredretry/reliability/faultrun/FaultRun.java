@@ -70,19 +70,21 @@ final class FaultRun {
 	private static final Duration NODE_DOWN_AT_MOST = Duration.ofSeconds(20);
 
 	/**
-	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and runs down for a while,
+	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and stays down for a while,
 	 * comes back, then another node (the one leading most queues by then) is stopped cleanly and started
 	 * again; connections are closed on every node three times and one application instance is SIGKILLed.
+	 * They begin earlier in the run than the single node's: node faults take the cluster several seconds
+	 * each, and all of them must happen while messages flow.
 	 */
 	static final List<ScheduledFault> CLUSTER_SCHEDULE = List.of(
-			new ScheduledFault(0.05, FaultType.CLOSE_ALL_CONNECTIONS),
-			new ScheduledFault(0.12, FaultType.KILL_CONSUMER),
-			new ScheduledFault(0.20, FaultType.KILL_TIER_LEADER_NODE),
-			new ScheduledFault(0.30, FaultType.CLOSE_ALL_CONNECTIONS),
-			new ScheduledFault(0.40, FaultType.START_NODE, NODE_DOWN_AT_MOST),
-			new ScheduledFault(0.50, FaultType.STOP_NODE),
-			new ScheduledFault(0.60, FaultType.START_NODE, NODE_DOWN_AT_MOST),
-			new ScheduledFault(0.70, FaultType.CLOSE_ALL_CONNECTIONS));
+			new ScheduledFault(0.04, FaultType.CLOSE_ALL_CONNECTIONS),
+			new ScheduledFault(0.08, FaultType.KILL_CONSUMER),
+			new ScheduledFault(0.12, FaultType.KILL_TIER_LEADER_NODE),
+			new ScheduledFault(0.20, FaultType.CLOSE_ALL_CONNECTIONS),
+			new ScheduledFault(0.28, FaultType.START_NODE, NODE_DOWN_AT_MOST),
+			new ScheduledFault(0.36, FaultType.STOP_NODE),
+			new ScheduledFault(0.44, FaultType.START_NODE, NODE_DOWN_AT_MOST),
+			new ScheduledFault(0.52, FaultType.CLOSE_ALL_CONNECTIONS));
 
 	enum FaultType {
 

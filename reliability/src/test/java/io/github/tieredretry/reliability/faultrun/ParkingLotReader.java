@@ -2,6 +2,7 @@ package io.github.tieredretry.reliability.faultrun;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,6 +10,8 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.reliability.broker.HarnessBroker;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Reads the run's parking lot for the accounting: either takes every copy out ({@link #drain}), or looks at
@@ -45,7 +48,13 @@ final class ParkingLotReader {
 	 * @return the copies
 	 */
 	List<ParkedCopy> browse() {
-		return read(false);
+		List<ParkedCopy> copies = read(false);
+		// The broker requeues the copies after the channel closed: until it has, the parking lot looks empty
+		// to anyone who reads it (such as a replay, which looks at as many copies as it holds ready).
+		await().atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> depth() >= copies.size());
+		return copies;
 	}
 
 	/**
