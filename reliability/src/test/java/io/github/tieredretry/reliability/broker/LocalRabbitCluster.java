@@ -49,6 +49,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 
 	private final String advancedConfig;
 
+	private volatile Map<String, String> lastSeenLeaders = Map.of();
+
 	private LocalRabbitCluster(List<LocalRabbitNode> nodes, String advancedConfig) {
 		this.nodes = List.copyOf(nodes);
 		this.advancedConfig = advancedConfig;
@@ -147,16 +149,16 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * {@code rabbitmqctl close_all_connections} on every running node: each node closes the client
+	 * {@code rabbitmqctl close_all_connections} on every running node at once: each node closes the client
 	 * connections it holds.
 	 */
 	@Override
 	public void closeAllConnections(String vhost, String reason) {
-		for (LocalRabbitNode node : this.nodes) {
+		onEveryNode((node) -> {
 			if (node.isRunning()) {
 				node.closeAllConnections(vhost, reason);
 			}
-		}
+		});
 	}
 
 	@Override
@@ -242,6 +244,14 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
+	 * The leaders as last seen by {@link #kill} or {@link #stop}, once none was on the node any more.
+	 * @return queue name to the leader's node name
+	 */
+	public Map<String, String> lastSeenLeaders() {
+		return this.lastSeenLeaders;
+	}
+
+	/**
 	 * Stop a node cleanly ({@code rabbitmqctl stop}), once no quorum queue would lose its majority without
 	 * it ({@code rabbitmq-queues check_if_node_is_quorum_critical}: a node that came back from a crash may
 	 * still be catching up), and wait until the queues it led have other leaders.
@@ -292,9 +302,10 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	private void awaitNoLeaderOn(LocalRabbitNode node, String vhost) {
-		await().atMost(Duration.ofMinutes(2))
-			.pollInterval(Duration.ofMillis(100))
-			.until(() -> !leaders(vhost).containsValue(node.node()));
+		await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(100)).until(() -> {
+			this.lastSeenLeaders = leaders(vhost);
+			return !this.lastSeenLeaders.containsValue(node.node());
+		});
 	}
 
 	private LocalRabbitNode anyRunningNode() {

@@ -239,6 +239,10 @@ final class FaultRun {
 		try (ConsumerInstances consumers = new ConsumerInstances(this.runDirectory, this.settings.consumerInstances(),
 				this.settings.http(), consumerArguments())) {
 			consumers.startAll();
+			List<ScheduledFault> schedule = this.settings.schedule();
+			if (!schedule.isEmpty()) {
+				producer.allowUpTo(targetOf(schedule.get(0)) + this.settings.producerWindow());
+			}
 			producerThread.start();
 			// Every fault waits for its share of the outcomes, and for the run to have recovered from the
 			// previous fault (new outcomes since), so that each one hits a system that is busy.
@@ -247,8 +251,9 @@ final class FaultRun {
 			for (ScheduledFault fault : this.settings.schedule()) {
 				// Capped at the message count: when earlier faults came late (a slow broker restart), the gap
 				// must not push the last ones beyond the outcomes the run can ever produce.
-				long target = Math.min(Math.max((long) Math.ceil(fault.atOutcomeFraction() * this.settings.messages()),
-						outcomesAtLastFault + minimumGap), this.settings.messages());
+				long target = Math.min(Math.max(targetOf(fault), outcomesAtLastFault + minimumGap),
+						this.settings.messages());
+				producer.allowUpTo((int) target + this.settings.producerWindow());
 				long previousFaultEnded = faults.isEmpty() ? System.currentTimeMillis() : faults.get(faults.size() - 1).endedAt();
 				long deadline = (fault.maxWait() != null) ? previousFaultEnded + fault.maxWait().toMillis() : Long.MAX_VALUE;
 				stalled = awaitProgress(journals, producer, consumers,
@@ -271,6 +276,7 @@ final class FaultRun {
 						at.toMillis() / 1000.0, type.description(), outcomesAtLastFault, producer.confirmed(),
 						detail.isEmpty() ? "" : ": " + detail));
 			}
+			producer.allowUpTo(this.settings.messages());
 			if (stalled == null) {
 				EndOfRun end = new EndOfRun(journals, faults);
 				stalled = awaitProgress(journals, producer, consumers,
@@ -305,6 +311,10 @@ final class FaultRun {
 					startedAt, elapsed);
 		}
 		return report;
+	}
+
+	private int targetOf(ScheduledFault fault) {
+		return (int) Math.ceil(fault.atOutcomeFraction() * this.settings.messages());
 	}
 
 	private String apply(FaultType type, ConsumerInstances consumers) {

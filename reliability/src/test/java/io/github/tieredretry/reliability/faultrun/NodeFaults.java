@@ -42,8 +42,8 @@ final class NodeFaults {
 		Duration election = this.cluster.kill(leader, this.vhost);
 		this.down = leader;
 		this.killed = leader;
-		return label(leader.node()) + " SIGKILLed, it led " + led(before, leader) + "; new leaders elected after "
-				+ seconds(election) + ": " + leaders();
+		return label(leader.node()) + " SIGKILLed, it led " + led(before, leader) + "; new leaders elected within "
+				+ seconds(election) + ": " + describe(this.cluster.lastSeenLeaders());
 	}
 
 	String stopAnotherLeader() {
@@ -54,7 +54,7 @@ final class NodeFaults {
 		Duration stop = this.cluster.stop(leader, this.vhost);
 		this.down = leader;
 		return label(leader.node()) + " stopped cleanly, it led " + led(before, leader) + "; stopped and led elsewhere "
-				+ "after " + seconds(stop) + ": " + leaders();
+				+ "within " + seconds(stop) + ": " + describe(this.cluster.lastSeenLeaders());
 	}
 
 	String startDownNode() {
@@ -75,8 +75,11 @@ final class NodeFaults {
 	}
 
 	private String leaders() {
-		return this.cluster.leaders(this.vhost)
-			.entrySet()
+		return describe(this.cluster.leaders(this.vhost));
+	}
+
+	private static String describe(Map<String, String> leaders) {
+		return leaders.entrySet()
 			.stream()
 			.collect(Collectors.groupingBy((entry) -> label(entry.getValue()), TreeMap::new,
 					Collectors.mapping(Map.Entry::getKey, Collectors.toList())))

@@ -50,6 +50,9 @@ final class Producer implements Runnable {
 
 	private final AtomicBoolean stopped = new AtomicBoolean();
 
+	/** Messages with an index below this may be published. */
+	private volatile int allowed;
+
 	private volatile int confirmed;
 
 	private volatile long resent;
@@ -83,6 +86,16 @@ final class Producer implements Runnable {
 		this.outcomes = outcomes;
 		this.window = window;
 		this.rate = rate;
+		this.allowed = plans.size();
+	}
+
+	/**
+	 * Publish no further than this, until allowed more: a fault that takes a while (a node that restarts)
+	 * must not see the rest of the run published and processed before it is over.
+	 * @param messages how many messages, counting from the first, may be published
+	 */
+	void allowUpTo(int messages) {
+		this.allowed = Math.min(messages, this.plans.size());
 	}
 
 	@Override
@@ -95,8 +108,8 @@ final class Producer implements Runnable {
 				await().forever()
 					.pollInSameThread()
 					.pollInterval(Duration.ofMillis(20))
-					.until(() -> this.stopped.get()
-							|| (end - this.outcomes.getAsLong() <= this.window && System.nanoTime() >= due));
+					.until(() -> this.stopped.get() || (end - this.outcomes.getAsLong() <= this.window
+							&& end <= this.allowed && System.nanoTime() >= due));
 				publishConfirmed(start, end);
 			}
 		}
