@@ -192,8 +192,8 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 
 	/**
 	 * Call every instance's replay, each on a thread of its own (the common pool may have a single thread on
-	 * a small machine): all at once, or the others once the parking lot has lost a tenth of its copies to the
-	 * first (or the first is done).
+	 * a small machine): all at once, or the others once the first has moved a tenth of the parking lot (or is
+	 * done).
 	 */
 	private List<ReplayCall> replay(FaultRun.Settled settled, Start start, int parked) {
 		ConsumerInstances consumers = settled.consumers();
@@ -205,10 +205,14 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		try {
 			for (int i = 0; i < ports.size(); i++) {
 				if (start == Start.STAGGERED && i > 0) {
+					// The listeners journal every delivery of a replayed message: a tenth of the parking lot
+					// delivered means the first replay has moved at least that much.
 					CompletableFuture<ReplayCall> first = calls.get(0);
+					long deliveredBefore = settled.journals().refresh().replayedDeliveries();
 					await().atMost(Duration.ofMinutes(2))
 						.pollInterval(Duration.ofMillis(20))
-						.until(() -> first.isDone() || settled.parkingLot().depth() <= parked - Math.max(1, parked / 10));
+						.until(() -> first.isDone() || settled.journals().refresh().replayedDeliveries()
+								- deliveredBefore >= Math.max(1, parked / 10));
 				}
 				int port = ports.get(i);
 				String instance = names.get(i);

@@ -55,6 +55,8 @@ final class JournalTail {
 
 	private long records;
 
+	private long replayedDeliveries;
+
 	private long unreadableLines;
 
 	JournalTail(Path directory, int messages) {
@@ -178,6 +180,7 @@ final class JournalTail {
 	}
 
 	private void acceptReplayed(int index, String count, String at) {
+		this.replayedDeliveries++;
 		try {
 			this.replays.computeIfAbsent(index, (key) -> new TreeMap<>())
 				.merge(Long.parseLong(count), Long.parseLong(at), Math::min);
@@ -262,6 +265,14 @@ final class JournalTail {
 	 */
 	synchronized Map<Long, Long> replays(int index) {
 		return Map.copyOf(this.replays.getOrDefault(index, Map.of()));
+	}
+
+	/**
+	 * Deliveries of replayed messages journaled so far (lines {@code X}).
+	 * @return the count
+	 */
+	synchronized long replayedDeliveries() {
+		return this.replayedDeliveries;
 	}
 
 	synchronized long unreadableLines() {
