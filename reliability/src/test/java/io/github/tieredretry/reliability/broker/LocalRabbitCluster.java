@@ -43,7 +43,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 * transfer is refused and retried only after this timeout, each time against that node, so retries stop
 	 * leaving their tier until the node is back and the timeout has passed (see docs/cluster.md).
 	 */
-	static final String DEAD_LETTER_RETRY_AFTER_5_S = "[{rabbit, [{dead_letter_worker_publisher_confirm_timeout, 5000}]}].\n";
+	static final String DEAD_LETTER_RETRY_AFTER_5_S = "[{rabbit, [{dead_letter_worker_publisher_confirm_timeout, "
+			+ "5000}]}].\n";
 
 	private final List<LocalRabbitNode> nodes;
 

@@ -98,8 +98,8 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 	 * @param replaysFound replays recorded in the parked copies ({@code retry-replay-count}, summed)
 	 * @param timedOut whether waiting for the moved copies to come back gave up
 	 */
-	record Report(Start start, List<ReplayCall> calls, int messagesBefore, int copiesBefore, int messagesAfter, int copiesAfter,
-			Duration settledIn, int lost, List<String> lostExamples, int wrong, List<String> wrongExamples,
+	record Report(Start start, List<ReplayCall> calls, int messagesBefore, int copiesBefore, int messagesAfter,
+			int copiesAfter, Duration settledIn, int lost, List<String> lostExamples, int wrong, List<String> wrongExamples,
 			int replayedTwice, List<String> explainedExamples, int unexplained, List<String> unexplainedExamples,
 			int newCopies, long replaysFound, boolean timedOut) {
 
@@ -123,7 +123,8 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 			lines.add("");
 			lines.add("=== Concurrent replays: " + this.calls.size() + " instances replay " + FaultRun.PARKING_LOT
 					+ " (origin " + FaultRun.WORK_QUEUE + "), " + this.start.description + " ===");
-			lines.add(String.format("parked before : %d messages (%d copies)", this.messagesBefore, this.copiesBefore));
+			lines.add(String.format("parked before : %d messages (%d copies)", this.messagesBefore,
+					this.copiesBefore));
 			for (ReplayCall call : this.calls) {
 				lines.add(String.format("instance %-5s: +%d ms .. +%d ms  moved %d, stayed %d %s, scanned %d",
 						call.instance(), call.sentAt() - start, call.answeredAt() - start, call.moved(), call.stayed(),

@@ -254,8 +254,10 @@ final class FaultRun {
 				long target = Math.min(Math.max(targetOf(fault), outcomesAtLastFault + minimumGap),
 						this.settings.messages());
 				producer.allowUpTo((int) target + this.settings.producerWindow());
-				long previousFaultEnded = faults.isEmpty() ? System.currentTimeMillis() : faults.get(faults.size() - 1).endedAt();
-				long deadline = (fault.maxWait() != null) ? previousFaultEnded + fault.maxWait().toMillis() : Long.MAX_VALUE;
+				long previousFaultEnded = faults.isEmpty() ? System.currentTimeMillis()
+						: faults.get(faults.size() - 1).endedAt();
+				long deadline = (fault.maxWait() != null) ? previousFaultEnded + fault.maxWait().toMillis()
+						: Long.MAX_VALUE;
 				stalled = awaitProgress(journals, producer, consumers,
 						() -> journals.refresh().records() >= target || System.currentTimeMillis() >= deadline);
 				if (stalled != null) {
