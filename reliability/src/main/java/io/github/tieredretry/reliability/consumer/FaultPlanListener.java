@@ -1,6 +1,7 @@
 package io.github.tieredretry.reliability.consumer;
 
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -25,6 +26,7 @@ public class FaultPlanListener {
 		String id = properties.getMessageId();
 		FaultPlan plan = FaultPlan.parse(properties.getHeaders().get(FaultPlan.HEADER));
 		long retryCount = properties.getRetryCount();
+		journalReplay(id, properties);
 		switch (plan.behaviour()) {
 			case SUCCEED -> this.journal.processed(id);
 			case FAIL_THEN_SUCCEED -> {
@@ -44,6 +46,14 @@ public class FaultPlanListener {
 				this.journal.failed(id);
 				throw new PermanentFailureException("Scripted permanent failure for " + id);
 			}
+		}
+	}
+
+	private void journalReplay(String id, MessageProperties properties) {
+		Object replayCount = properties.getHeaders().get(RetryHeaders.REPLAY_COUNT);
+		Object replayedAt = properties.getHeaders().get(RetryHeaders.REPLAYED_AT);
+		if (replayCount instanceof Number count && replayedAt instanceof Number at) {
+			this.journal.replayed(id, count.longValue(), at.longValue());
 		}
 	}
 

@@ -10,11 +10,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Append-only record of what this consumer process did, one line per outcome: {@code S <message-id>}
+ * Append-only record of what this consumer process did, one line per outcome: {@code S <message-id> <at>}
  * for a message the listener processed, {@code P <message-id>} for one that was parked; one line per
- * failed invocation, {@code F <message-id> <at>}; and one line per confirmed forward to a tier,
+ * failed invocation, {@code F <message-id> <at>}; one line per confirmed forward to a tier,
  * {@code R <message-id> <from> <to>}: the message expires in its tier between those two instants (epoch
- * milliseconds). The last two tell the harness where a message was last seen when a broker restart lost it.
+ * milliseconds); and one line per delivery of a message replayed from the parking lot,
+ * {@code X <message-id> <replay-count> <replayed-at>}. {@code F} and {@code R} tell the harness where a
+ * message was last seen when a broker restart lost it; the times of {@code S} place duplicates in the
+ * fault windows; {@code X} shows when each replay of a message happened.
  * <p>
  * A line is written with one {@code write(2)} before the listener returns, so it reaches the operating
  * system before the container can ack the message: killing the process (SIGKILL) cannot lose it. It is
@@ -35,6 +38,9 @@ public final class OutcomeJournal implements AutoCloseable {
 	/** Prefix of a confirmed forward to a delay tier (not an outcome). */
 	public static final String RETRY_SCHEDULED = "R";
 
+	/** Prefix of a delivery of a message replayed from the parking lot (not an outcome). */
+	public static final String REPLAYED = "X";
+
 	private final FileChannel channel;
 
 	private final Path file;
@@ -51,8 +57,12 @@ public final class OutcomeJournal implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Record that the listener processed a message.
+	 * @param messageId the message
+	 */
 	public void processed(String messageId) {
-		append(PROCESSED + " " + messageId + "\n");
+		append(PROCESSED + " " + messageId + " " + System.currentTimeMillis() + "\n");
 	}
 
 	public void parked(String messageId) {
@@ -75,6 +85,16 @@ public final class OutcomeJournal implements AutoCloseable {
 	 */
 	public void retryScheduled(String messageId, long expiresFrom, long expiresTo) {
 		append(RETRY_SCHEDULED + " " + messageId + " " + expiresFrom + " " + expiresTo + "\n");
+	}
+
+	/**
+	 * Record the delivery of a message that was replayed from the parking lot.
+	 * @param messageId the message
+	 * @param replayCount how often it was replayed ({@code retry-replay-count})
+	 * @param replayedAt when it was last replayed ({@code retry-replayed-at}, epoch milliseconds)
+	 */
+	public void replayed(String messageId, long replayCount, long replayedAt) {
+		append(REPLAYED + " " + messageId + " " + replayCount + " " + replayedAt + "\n");
 	}
 
 	private synchronized void append(String line) {

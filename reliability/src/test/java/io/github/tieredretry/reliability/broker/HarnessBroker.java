@@ -1,8 +1,11 @@
 package io.github.tieredretry.reliability.broker;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
+import com.rabbitmq.client.Address;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
@@ -25,6 +28,23 @@ public interface HarnessBroker extends AutoCloseable {
 	String username();
 
 	String password();
+
+	/**
+	 * Every address a client may connect to: one for a single node, each node's for a cluster.
+	 * @return the addresses
+	 */
+	default List<Address> addresses() {
+		return List.of(new Address(host(), port()));
+	}
+
+	/**
+	 * The addresses as Spring Boot's {@code spring.rabbitmq.addresses} takes them.
+	 * @return e.g. {@code 127.0.0.1:41001,127.0.0.1:41002}
+	 */
+	default String addressList() {
+		return addresses().stream().map((address) -> address.getHost() + ":" + address.getPort())
+			.collect(Collectors.joining(","));
+	}
 
 	/**
 	 * Run {@code rabbitmqctl} against this node, and this node only.
@@ -89,7 +109,8 @@ public interface HarnessBroker extends AutoCloseable {
 	}
 
 	/**
-	 * A plain AMQP client connection factory for a virtual host, without automatic recovery.
+	 * A plain AMQP client connection factory for a virtual host, without automatic recovery; connect with
+	 * {@link #connect}, which tries every address.
 	 * @param vhost the virtual host
 	 * @return the factory
 	 */
@@ -113,11 +134,12 @@ public interface HarnessBroker extends AutoCloseable {
 	 */
 	default Connection connect(String vhost, String name) {
 		try {
-			return connectionFactory(vhost).newConnection(name);
+			// The client tries the addresses in random order: with a cluster, any running node will do.
+			return connectionFactory(vhost).newConnection(addresses(), name);
 		}
 		catch (Exception ex) {
-			throw new IllegalStateException("Cannot connect to the harness broker at " + host() + ":" + port()
-					+ " (vhost " + vhost + "): " + ex.getMessage(), ex);
+			throw new IllegalStateException("Cannot connect to the harness broker at " + addressList() + " (vhost "
+					+ vhost + "): " + ex.getMessage(), ex);
 		}
 	}
 

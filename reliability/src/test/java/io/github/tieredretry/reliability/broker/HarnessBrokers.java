@@ -15,6 +15,12 @@ import org.testcontainers.DockerClientFactory;
  */
 public final class HarnessBrokers {
 
+	private static final String SCRIPTS_SEARCHED = "looked in -Dreliability.rabbitmq-scripts, /usr/lib/rabbitmq/bin, "
+			+ "/usr/local/sbin, /opt/rabbitmq/sbin and the PATH";
+
+	private static final String INSTALL = "Install RabbitMQ (e.g. apt-get install -y rabbitmq-server; the harness starts "
+			+ "its own nodes as the current user, on free ports, with their files under target/)";
+
 	private HarnessBrokers() {
 	}
 
@@ -35,12 +41,26 @@ public final class HarnessBrokers {
 		}
 		throw new IllegalStateException("The fault run needs a RabbitMQ node of its own, because it restarts the "
 				+ "broker and closes all of its connections: it never uses a shared broker such as the one on "
-				+ "localhost:5672. Found neither rabbitmq-server/rabbitmqctl (looked in "
-				+ "-Dreliability.rabbitmq-scripts, /usr/lib/rabbitmq/bin, /usr/local/sbin, /opt/rabbitmq/sbin and "
-				+ "the PATH) nor a working Docker for Testcontainers" + (choice.equals("auto") ? "" : " (with "
+				+ "localhost:5672. Found neither rabbitmq-server/rabbitmqctl (" + SCRIPTS_SEARCHED
+				+ ") nor a working Docker for Testcontainers" + (choice.equals("auto") ? "" : " (with "
 						+ "-Dreliability.broker=" + choice + ")")
-				+ ". Install RabbitMQ (e.g. apt-get install -y rabbitmq-server; the harness starts its own node "
-				+ "as the current user, on free ports, with its files under target/) or start Docker.");
+				+ ". " + INSTALL + " or start Docker.");
+	}
+
+	/**
+	 * Start a cluster of local nodes for the harness. Unlike a single node, a cluster always runs from the
+	 * local {@code rabbitmq-server}: its faults kill and stop individual nodes.
+	 * @param workDirectory where the nodes keep their files
+	 * @param size how many nodes
+	 * @return the running cluster
+	 * @throws IllegalStateException when RabbitMQ is not installed
+	 */
+	public static LocalRabbitCluster startCluster(Path workDirectory, int size) {
+		Path scripts = LocalRabbitNode.findScripts()
+			.orElseThrow(() -> new IllegalStateException("The cluster fault run starts " + size + " RabbitMQ nodes "
+					+ "of its own on loopback and never uses a shared broker, but found no rabbitmq-server/rabbitmqctl ("
+					+ SCRIPTS_SEARCHED + "). " + INSTALL + "."));
+		return LocalRabbitCluster.start(scripts, workDirectory, size);
 	}
 
 	private static boolean dockerAvailable() {

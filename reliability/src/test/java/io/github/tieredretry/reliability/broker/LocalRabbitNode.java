@@ -3,7 +3,6 @@ package io.github.tieredretry.reliability.broker;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +20,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
+import io.github.tieredretry.testsupport.Ports;
+
 /**
  * A RabbitMQ node of the harness's own, started from the locally installed {@code rabbitmq-server} as
  * the current user, with everything it writes under the build directory:
@@ -32,6 +33,9 @@ import java.util.stream.Stream;
  * empty {@code rabbitmq-env.conf}, so that nothing of the system broker's configuration applies.</li>
  * </ul>
  * Every {@code rabbitmqctl} call names this node explicitly: the faults can never reach another broker.
+ * <p>
+ * The same class makes the members of a {@link LocalRabbitCluster}: nodes prepared with
+ * {@link #prepare} share one cookie, and can be killed, stopped and started again one by one.
  */
 public final class LocalRabbitNode implements HarnessBroker {
 
@@ -60,6 +64,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	private final Thread killOnExit;
 
+	private volatile boolean running;
+
 	private LocalRabbitNode(Path scripts, Path base, String node, int amqpPort, Map<String, String> environment) {
 		this.scripts = scripts;
 		this.base = base;
@@ -68,6 +74,7 @@ public final class LocalRabbitNode implements HarnessBroker {
 		this.environment = environment;
 		// A detached node outlives the JVM that started it: a harness killed mid-run must not leave it behind.
 		this.killOnExit = new Thread(this::killNodeProcess, "kill-" + node);
+		Runtime.getRuntime().addShutdownHook(this.killOnExit);
 	}
 
 	/**
@@ -101,13 +108,44 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 */
 	public static LocalRabbitNode start(Path scripts, Path workDirectory) {
 		// Unique per start: one JVM may run several harness nodes (the conditions tests' and the fault run's).
-		String shortName = NODE_PREFIX + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet();
+		LocalRabbitNode rabbit = prepare(scripts, workDirectory,
+				NODE_PREFIX + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet(), newCookie());
+		rabbit.launch();
+		return rabbit;
+	}
+
+	/**
+	 * Prepare a node's files and environment without starting it.
+	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param shortName the node name before {@code @localhost}; must start with {@value #NODE_PREFIX}
+	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
+	 * @return the node, not running yet
+	 */
+	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie) {
+		return prepare(scripts, workDirectory, shortName, cookie, "");
+	}
+
+	/**
+	 * Prepare a node's files and environment without starting it.
+	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param shortName the node name before {@code @localhost}; must start with {@value #NODE_PREFIX}
+	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
+	 * @param advancedConfig the content of the node's {@code advanced.config}, empty for none
+	 * @return the node, not running yet
+	 */
+	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie,
+			String advancedConfig) {
+		if (!shortName.startsWith(NODE_PREFIX)) {
+			throw new IllegalArgumentException("A harness node's name starts with " + NODE_PREFIX + ": " + shortName);
+		}
 		String node = shortName + "@localhost";
 		Path base = workDirectory.resolve(shortName).toAbsolutePath();
-		int amqpPort = freePort();
-		int distributionPort = freePort();
+		int amqpPort = Ports.unused();
+		int distributionPort = Ports.unused();
 		while (distributionPort == amqpPort) {
-			distributionPort = freePort();
+			distributionPort = Ports.unused();
 		}
 		Map<String, String> environment;
 		try {
@@ -118,7 +156,10 @@ public final class LocalRabbitNode implements HarnessBroker {
 			Files.writeString(base.resolve("rabbitmq.conf"), "listeners.tcp.1 = 127.0.0.1:" + amqpPort + "\n");
 			Files.writeString(base.resolve("enabled_plugins"), "[].\n");
 			Files.writeString(base.resolve("rabbitmq-env.conf"), "");
-			writeCookie(home.resolve(".erlang.cookie"));
+			if (!advancedConfig.isEmpty()) {
+				Files.writeString(base.resolve("advanced.config"), advancedConfig);
+			}
+			writeCookie(home.resolve(".erlang.cookie"), cookie);
 			environment = new LinkedHashMap<>();
 			environment.put("HOME", home.toString());
 			environment.put("RABBITMQ_NODENAME", node);
@@ -139,17 +180,65 @@ public final class LocalRabbitNode implements HarnessBroker {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot prepare the harness node's directory " + base, ex);
 		}
-		LocalRabbitNode rabbit = new LocalRabbitNode(scripts, base, node, amqpPort, environment);
-		Runtime.getRuntime().addShutdownHook(rabbit.killOnExit);
-		rabbit.run(List.of(scripts.resolve("rabbitmq-server").toString(), "-detached"));
-		CommandResult started = rabbit.ctl("wait", base.resolve("node.pid").toString(), "--timeout", "120");
-		if (started.exitCode() != 0) {
-			String log = rabbit.logTail();
-			rabbit.close();
-			throw new IllegalStateException("The harness's RabbitMQ node " + node + " did not start ("
-					+ started.output().strip() + ").\nNode log (" + base.resolve("log") + "):\n" + log);
+		return new LocalRabbitNode(scripts, base, node, amqpPort, environment);
+	}
+
+	/**
+	 * Start the node's Erlang VM ({@code rabbitmq-server -detached}) and wait until RabbitMQ runs in it; a
+	 * member of a cluster rejoins its cluster.
+	 * @throws IllegalStateException when it does not start, with the end of its log
+	 */
+	void launch() {
+		Path pidFile = this.base.resolve("node.pid");
+		try {
+			// A stale pid file (left by a SIGKILL) would make "rabbitmqctl wait" watch a dead process.
+			Files.deleteIfExists(pidFile);
 		}
-		return rabbit;
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		run(List.of(this.scripts.resolve("rabbitmq-server").toString(), "-detached"));
+		CommandResult started = ctl("wait", pidFile.toString(), "--timeout", "120");
+		if (started.exitCode() != 0) {
+			String log = logTail();
+			killNodeProcess();
+			throw new IllegalStateException("The harness's RabbitMQ node " + this.node + " did not start ("
+					+ started.output().strip() + ").\nNode log (" + this.base.resolve("log") + "):\n" + log);
+		}
+		this.running = true;
+	}
+
+	/**
+	 * The node's name, e.g. {@code tiered-retry-harness-42@localhost}.
+	 * @return the name
+	 */
+	public String node() {
+		return this.node;
+	}
+
+	/**
+	 * Whether the node was started and has not been killed or stopped since.
+	 * @return whether it runs
+	 */
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/**
+	 * Kill the node's VM with SIGKILL: nothing flushed, nothing handed over, like a crashed machine.
+	 */
+	public void kill() {
+		this.running = false;
+		killNodeProcess();
+	}
+
+	/**
+	 * Stop the node cleanly ({@code rabbitmqctl stop}): it hands its quorum queue leaderships over and
+	 * closes its client connections before its VM exits.
+	 */
+	public void stop() {
+		this.running = false;
+		ctl("stop", this.base.resolve("node.pid").toString()).requireSuccess();
 	}
 
 	@Override
@@ -179,22 +268,17 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	@Override
 	public void crashAndRestart() {
-		Path pidFile = this.base.resolve("node.pid");
-		killNodeProcess();
-		try {
-			Files.deleteIfExists(pidFile);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		run(List.of(this.scripts.resolve("rabbitmq-server").toString(), "-detached"));
-		ctl("wait", pidFile.toString(), "--timeout", "120").requireSuccess();
+		kill();
+		launch();
 	}
 
 	@Override
 	public void close() {
 		try {
-			ctl("stop", this.base.resolve("node.pid").toString());
+			if (this.running) {
+				this.running = false;
+				ctl("stop", this.base.resolve("node.pid").toString());
+			}
 		}
 		finally {
 			killNodeProcess();
@@ -209,11 +293,21 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	@Override
 	public CommandResult ctl(String... arguments) {
+		return tool("rabbitmqctl", arguments);
+	}
+
+	/**
+	 * Run one of RabbitMQ's command line tools against this node, and this node only.
+	 * @param tool {@code rabbitmqctl}, {@code rabbitmq-queues} or {@code rabbitmq-diagnostics}
+	 * @param arguments the command and its arguments
+	 * @return the result
+	 */
+	CommandResult tool(String tool, String... arguments) {
 		if (!this.node.startsWith(NODE_PREFIX)) {
-			throw new IllegalStateException("Refusing to run rabbitmqctl against " + this.node);
+			throw new IllegalStateException("Refusing to run " + tool + " against " + this.node);
 		}
 		List<String> command = new ArrayList<>();
-		command.add(this.scripts.resolve("rabbitmqctl").toString());
+		command.add(this.scripts.resolve(tool).toString());
 		command.add("-n");
 		command.add(this.node);
 		command.addAll(List.of(arguments));
@@ -281,24 +375,24 @@ public final class LocalRabbitNode implements HarnessBroker {
 		}
 	}
 
-	private static void writeCookie(Path cookie) throws IOException {
-		// Written before the node starts, so that the node and the CLI never race to create it.
+	/**
+	 * A new Erlang cookie: the nodes and the command line tools that share it can talk to each other, and
+	 * nothing else can (not the system broker, whose cookie is another).
+	 * @return the cookie
+	 */
+	static String newCookie() {
 		SecureRandom random = new SecureRandom();
 		StringBuilder value = new StringBuilder();
 		for (int i = 0; i < 32; i++) {
 			value.append((char) ('A' + random.nextInt(26)));
 		}
-		Files.writeString(cookie, value);
-		Files.setPosixFilePermissions(cookie, Set.of(PosixFilePermission.OWNER_READ));
+		return value.toString();
 	}
 
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+	private static void writeCookie(Path cookie, String value) throws IOException {
+		// Written before the node starts, so that the node and the CLI never race to create it.
+		Files.writeString(cookie, value);
+		Files.setPosixFilePermissions(cookie, Set.of(PosixFilePermission.OWNER_READ));
 	}
 
 	private static void deleteRecursively(Path directory) throws IOException {

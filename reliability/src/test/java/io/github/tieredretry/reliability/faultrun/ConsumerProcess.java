@@ -13,13 +13,16 @@ import io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The consuming application, in a JVM of its own started with this JVM's classpath, so that it can be
- * killed with SIGKILL ({@link Process#destroyForcibly()}) like a crashed or OOM-killed pod. Each start is
- * a new incarnation with its own journal and log file in the run's directory.
+ * One instance of the consuming application, in a JVM of its own started with this JVM's classpath, so
+ * that it can be killed with SIGKILL ({@link Process#destroyForcibly()}) like a crashed or OOM-killed pod.
+ * Each start is a new incarnation with its own journal and log file in the run's directory
+ * ({@code journal-NN.log}, or {@code journal-<instance>-NN.log} when several instances run side by side).
  */
 final class ConsumerProcess implements AutoCloseable {
 
 	private final Path runDirectory;
+
+	private final String instance;
 
 	private final List<String> applicationArguments;
 
@@ -28,19 +31,25 @@ final class ConsumerProcess implements AutoCloseable {
 	private int incarnations;
 
 	/**
-	 * Prepare a consumer.
+	 * Prepare a consumer instance.
 	 * @param runDirectory where journals and logs go
+	 * @param instance the instance's name in its file names, or empty when it is the only one
 	 * @param applicationArguments Spring Boot arguments ({@code --key=value}), without the journal
 	 */
-	ConsumerProcess(Path runDirectory, List<String> applicationArguments) {
+	ConsumerProcess(Path runDirectory, String instance, List<String> applicationArguments) {
 		this.runDirectory = runDirectory;
+		this.instance = instance;
 		this.applicationArguments = List.copyOf(applicationArguments);
+	}
+
+	String instance() {
+		return this.instance;
 	}
 
 	/** Start a new incarnation. */
 	synchronized void start() {
 		this.incarnations++;
-		String name = String.format("%02d", this.incarnations);
+		String name = fileSuffix(this.incarnations);
 		List<String> command = new ArrayList<>();
 		command.add(ProcessHandle.current().info().command().orElse(
 				Path.of(System.getProperty("java.home"), "bin", "java").toString()));
@@ -97,15 +106,19 @@ final class ConsumerProcess implements AutoCloseable {
 		Process current = this.process;
 		String exit = (current == null) ? "never started"
 				: current.isAlive() ? "still running" : "exited with code " + current.exitValue();
-		Path log = this.runDirectory.resolve(String.format("consumer-%02d.log", this.incarnations));
+		Path log = this.runDirectory.resolve("consumer-" + fileSuffix(this.incarnations) + ".log");
 		try {
 			List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);
-			return "consumer incarnation " + this.incarnations + " " + exit + "; last lines of " + log + ":\n"
+			return "consumer " + fileSuffix(this.incarnations) + " " + exit + "; last lines of " + log + ":\n"
 					+ String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
 		}
 		catch (IOException ex) {
-			return "consumer incarnation " + this.incarnations + " " + exit + " (no log: " + ex.getMessage() + ")";
+			return "consumer " + fileSuffix(this.incarnations) + " " + exit + " (no log: " + ex.getMessage() + ")";
 		}
+	}
+
+	private String fileSuffix(int incarnation) {
+		return (this.instance.isEmpty() ? "" : this.instance + "-") + String.format("%02d", incarnation);
 	}
 
 	private Process requireProcess() {

@@ -15,11 +15,9 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.reliability.broker.LocalRabbitCluster;
 import io.github.tieredretry.reliability.consumer.FaultPlan;
 import io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication;
 import io.github.tieredretry.topology.QueueType;
@@ -29,14 +27,17 @@ import org.jspecify.annotations.Nullable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One fault run against the harness's own broker:
+ * One fault run against the harness's own broker (a node, or a cluster of nodes):
  * <ol>
  * <li>a producer publishes N uniquely identified messages (confirmed) to a retryable listener running
- * in another JVM: 20% fail 1-3 times then succeed, 2% never succeed, 1% are not retryable;</li>
- * <li>meanwhile, as the consumer makes progress: all connections are closed 5 times, the consumer JVM is
- * killed with SIGKILL and restarted twice, and the broker is restarted once;</li>
+ * in another JVM (or several, side by side): 20% fail 1-3 times then succeed, 2% never succeed, 1% are
+ * not retryable;</li>
+ * <li>meanwhile, as the consumers make progress, the faults of the settings' schedule: on a single node,
+ * all connections are closed 5 times, the consumer JVM is killed with SIGKILL and restarted twice, and the
+ * broker is restarted once; on a cluster, see {@link #CLUSTER_SCHEDULE};</li>
  * <li>when every message has an outcome (or nothing has happened for a minute), the parking lot is read
- * and every message is accounted for: processed, or parked with the reason its plan calls for.</li>
+ * and every message is accounted for: processed, or parked with the reason its plan calls for; each
+ * duplicate is placed in the window of the last fault before it.</li>
  * </ol>
  * A message neither processed nor parked is lost. With classic tiers one cause is outside the starter:
  * a classic queue dead-letters at most once, so a message that expires in a tier while the broker stops
@@ -51,8 +52,11 @@ final class FaultRun {
 
 	static final String PARKING_LOT = "retry.parking-lot";
 
-	/** The faults, each applied once the consumer has produced this fraction of the run's outcomes. */
-	private static final List<ScheduledFault> SCHEDULE = List.of(
+	/**
+	 * The single-node run's faults, each applied once the consumer has produced this fraction of the run's
+	 * outcomes.
+	 */
+	static final List<ScheduledFault> SINGLE_NODE_SCHEDULE = List.of(
 			new ScheduledFault(0.05, FaultType.CLOSE_ALL_CONNECTIONS),
 			new ScheduledFault(0.12, FaultType.KILL_CONSUMER),
 			new ScheduledFault(0.20, FaultType.CLOSE_ALL_CONNECTIONS),
@@ -62,6 +66,26 @@ final class FaultRun {
 			new ScheduledFault(0.60, FaultType.CLOSE_ALL_CONNECTIONS),
 			new ScheduledFault(0.70, FaultType.CLOSE_ALL_CONNECTIONS));
 
+	/** How long a node of the cluster run stays down at most before it is started again. */
+	private static final Duration NODE_DOWN_AT_MOST = Duration.ofSeconds(20);
+
+	/**
+	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and stays down for a while,
+	 * comes back, then another node (the one leading most queues by then) is stopped cleanly and started
+	 * again; connections are closed on every node three times and one application instance is SIGKILLed.
+	 * They begin earlier in the run than the single node's: node faults take the cluster several seconds
+	 * each, and all of them must happen while messages flow.
+	 */
+	static final List<ScheduledFault> CLUSTER_SCHEDULE = List.of(
+			new ScheduledFault(0.04, FaultType.CLOSE_ALL_CONNECTIONS),
+			new ScheduledFault(0.08, FaultType.KILL_CONSUMER),
+			new ScheduledFault(0.12, FaultType.KILL_TIER_LEADER_NODE),
+			new ScheduledFault(0.20, FaultType.CLOSE_ALL_CONNECTIONS),
+			new ScheduledFault(0.28, FaultType.START_NODE, NODE_DOWN_AT_MOST),
+			new ScheduledFault(0.36, FaultType.STOP_NODE),
+			new ScheduledFault(0.44, FaultType.START_NODE, NODE_DOWN_AT_MOST),
+			new ScheduledFault(0.52, FaultType.CLOSE_ALL_CONNECTIONS));
+
 	enum FaultType {
 
 		CLOSE_ALL_CONNECTIONS("all connections closed"),
@@ -70,7 +94,13 @@ final class FaultRun {
 
 		RESTART_BROKER("broker restarted"),
 
-		CRASH_BROKER("broker crashed, restarted");
+		CRASH_BROKER("broker crashed, restarted"),
+
+		KILL_TIER_LEADER_NODE("tier leader node SIGKILLed"),
+
+		STOP_NODE("node stopped cleanly"),
+
+		START_NODE("node started again");
 
 		private final String description;
 
@@ -84,7 +114,21 @@ final class FaultRun {
 
 	}
 
-	record ScheduledFault(double atOutcomeFraction, FaultType type) {
+	/**
+	 * A fault of the schedule.
+	 *
+	 * @param atOutcomeFraction applied once the consumers have produced this fraction of the run's outcomes
+	 * @param type what
+	 * @param maxWait applied at the latest this long after the previous fault, even without the outcomes
+	 * (a crashed node is started again after a while, whether or not the run still makes progress without
+	 * it), or {@code null} to wait for the outcomes only
+	 */
+	record ScheduledFault(double atOutcomeFraction, FaultType type, @Nullable Duration maxWait) {
+
+		ScheduledFault(double atOutcomeFraction, FaultType type) {
+			this(atOutcomeFraction, type, null);
+		}
+
 	}
 
 	/**
@@ -95,8 +139,10 @@ final class FaultRun {
 	 * @param outcomesBefore outcome records the consumer had journaled by then
 	 * @param startedAt when it began, epoch milliseconds
 	 * @param endedAt when it was over (for a broker fault: the broker was up again), epoch milliseconds
+	 * @param detail which instance or node, leaders, how long it took, what the instances' health said
 	 */
-	record AppliedFault(FaultType type, Duration at, long outcomesBefore, long startedAt, long endedAt) {
+	record AppliedFault(FaultType type, Duration at, long outcomesBefore, long startedAt, long endedAt,
+			String detail) {
 
 		boolean isBrokerFault() {
 			return this.type == FaultType.RESTART_BROKER || this.type == FaultType.CRASH_BROKER;
@@ -113,6 +159,33 @@ final class FaultRun {
 
 	}
 
+	/**
+	 * Something to do once every message is accounted for, while the consumers still run (the cluster run's
+	 * concurrent replays).
+	 */
+	@FunctionalInterface
+	interface WhileConsumersRun {
+
+		void run(Settled settled);
+
+	}
+
+	/**
+	 * A run whose every message has an outcome, with nothing left in its work queue and tiers, its consumer
+	 * instances still running and its parking lot untouched.
+	 *
+	 * @param broker the broker
+	 * @param vhost the run's virtual host
+	 * @param plans the messages' plans
+	 * @param journals the consumers' journals
+	 * @param consumers the consumer instances
+	 * @param parkingLot reads the parking lot
+	 * @param report the run's accounting
+	 */
+	record Settled(HarnessBroker broker, String vhost, FaultPlans plans, JournalTail journals,
+			ConsumerInstances consumers, ParkingLotReader parkingLot, FaultRunReport report) {
+	}
+
 	private final HarnessBroker broker;
 
 	private final FaultRunSettings settings;
@@ -121,40 +194,72 @@ final class FaultRun {
 
 	private final Path runDirectory;
 
+	private final ParkingLotReader parkingLot;
+
+	private final @Nullable NodeFaults nodeFaults;
+
+	private final ConsumerEndpoints endpoints = new ConsumerEndpoints();
+
 	FaultRun(HarnessBroker broker, FaultRunSettings settings) {
 		this.broker = broker;
 		this.settings = settings;
 		String type = settings.queueType().name().toLowerCase(Locale.ROOT);
 		this.vhost = "fault-run-" + type;
 		this.runDirectory = settings.workDirectory().resolve(type);
+		this.parkingLot = new ParkingLotReader(broker, this.vhost, PARKING_LOT, settings.messages());
+		this.nodeFaults = (broker instanceof LocalRabbitCluster cluster) ? new NodeFaults(cluster, this.vhost) : null;
 	}
 
 	FaultRunReport run() {
+		return run(null);
+	}
+
+	/**
+	 * Run, and account for every message.
+	 * @param whileConsumersRun what to do after the accounting, before the consumers stop; {@code null} to
+	 * stop them first and drain the parking lot for the accounting
+	 * @return the accounting
+	 */
+	FaultRunReport run(@Nullable WhileConsumersRun whileConsumersRun) {
 		prepareRunDirectory();
 		this.broker.createVirtualHost(this.vhost);
 		declareWorkQueue();
 		FaultPlans plans = FaultPlans.generate(this.settings.messages(), this.settings.seed());
 		JournalTail journals = new JournalTail(this.runDirectory, this.settings.messages());
 		List<AppliedFault> faults = new ArrayList<>();
+		Map<String, List<String>> replicas = Map.of();
 		String stalled = null;
 		long startNanos = System.nanoTime();
+		long startedAt = System.currentTimeMillis();
 		Duration elapsed;
+		FaultRunReport report = null;
 		Producer producer = new Producer(this.broker, this.vhost, WORK_QUEUE, plans, () -> journals.refresh().records(),
-				this.settings.producerWindow());
+				this.settings.producerWindow(), this.settings.publishRate());
 		Thread producerThread = new Thread(producer, "fault-run-producer");
-		try (ConsumerProcess consumer = new ConsumerProcess(this.runDirectory, consumerArguments())) {
-			consumer.start();
+		try (ConsumerInstances consumers = new ConsumerInstances(this.runDirectory, this.settings.consumerInstances(),
+				this.settings.http(), consumerArguments())) {
+			consumers.startAll();
+			List<ScheduledFault> schedule = this.settings.schedule();
+			if (!schedule.isEmpty()) {
+				producer.allowUpTo(targetOf(schedule.get(0)) + this.settings.producerWindow());
+			}
 			producerThread.start();
 			// Every fault waits for its share of the outcomes, and for the run to have recovered from the
 			// previous fault (new outcomes since), so that each one hits a system that is busy.
 			long minimumGap = Math.max(this.settings.messages() / 50, 50);
 			long outcomesAtLastFault = 0;
-			for (ScheduledFault fault : SCHEDULE) {
+			for (ScheduledFault fault : this.settings.schedule()) {
 				// Capped at the message count: when earlier faults came late (a slow broker restart), the gap
 				// must not push the last ones beyond the outcomes the run can ever produce.
-				long target = Math.min(Math.max((long) Math.ceil(fault.atOutcomeFraction() * this.settings.messages()),
-						outcomesAtLastFault + minimumGap), this.settings.messages());
-				stalled = awaitProgress(journals, producer, consumer, () -> journals.refresh().records() >= target);
+				long target = Math.min(Math.max(targetOf(fault), outcomesAtLastFault + minimumGap),
+						this.settings.messages());
+				producer.allowUpTo((int) target + this.settings.producerWindow());
+				long previousFaultEnded = faults.isEmpty() ? System.currentTimeMillis()
+						: faults.get(faults.size() - 1).endedAt();
+				long deadline = (fault.maxWait() != null) ? previousFaultEnded + fault.maxWait().toMillis()
+						: Long.MAX_VALUE;
+				stalled = awaitProgress(journals, producer, consumers,
+						() -> journals.refresh().records() >= target || System.currentTimeMillis() >= deadline);
 				if (stalled != null) {
 					stalled = "before fault '" + fault.type().description() + "': " + stalled;
 					break;
@@ -163,45 +268,112 @@ final class FaultRun {
 				outcomesAtLastFault = journals.refresh().records();
 				FaultType type = (fault.type() == FaultType.RESTART_BROKER && this.settings.crashBroker())
 						? FaultType.CRASH_BROKER : fault.type();
-				long startedAt = System.currentTimeMillis();
-				apply(type, consumer);
-				faults.add(new AppliedFault(type, at, outcomesAtLastFault, startedAt, System.currentTimeMillis()));
-				log(String.format("%7.1f s: %s after %d outcomes (%d messages confirmed by the broker)",
-						at.toMillis() / 1000.0, type.description(), outcomesAtLastFault, producer.confirmed()));
+				long faultStartedAt = System.currentTimeMillis();
+				String early = (outcomesAtLastFault < target) ? "after " + fault.maxWait().toSeconds()
+						+ " s without reaching " + target + " outcomes; " : "";
+				String detail = early + apply(type, consumers);
+				faults.add(new AppliedFault(type, at, outcomesAtLastFault, faultStartedAt, System.currentTimeMillis(),
+						detail + observeInstances(consumers)));
+				log(String.format("%7.1f s: %s after %d outcomes (%d messages confirmed by the broker)%s",
+						at.toMillis() / 1000.0, type.description(), outcomesAtLastFault, producer.confirmed(),
+						detail.isEmpty() ? "" : ": " + detail));
 			}
+			producer.allowUpTo(this.settings.messages());
 			if (stalled == null) {
 				EndOfRun end = new EndOfRun(journals, faults);
-				stalled = awaitProgress(journals, producer, consumer,
+				stalled = awaitProgress(journals, producer, consumers,
 						() -> producer.confirmed() == this.settings.messages() && end.reached());
 			}
 			elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
+			if (this.broker instanceof LocalRabbitCluster cluster) {
+				// Quorum queue members are fixed when the queue is declared: node restarts do not change them.
+				replicas = cluster.members(this.vhost);
+			}
 			awaitInFlightQueuesDrained();
 			producer.stop();
-			consumer.stop();
+			if (whileConsumersRun != null) {
+				requireProducerSucceeded(producer);
+				journals.refresh();
+				report = account(plans, journals, this.parkingLot.browse(), inFlightMessages(), faults, replicas,
+						producer, stalled, startedAt, elapsed);
+				whileConsumersRun.run(new Settled(this.broker, this.vhost, plans, journals, consumers, this.parkingLot,
+						report));
+			}
+			consumers.stopAll();
 		}
 		finally {
 			producer.stop();
 			joinQuietly(producerThread);
 		}
-		if (producer.failure() != null) {
-			throw new IllegalStateException("The producer failed", producer.failure());
+		requireProducerSucceeded(producer);
+		if (report == null) {
+			journals.refresh();
+			long stillQueued = inFlightMessages();
+			report = account(plans, journals, this.parkingLot.drain(), stillQueued, faults, replicas, producer, stalled,
+					startedAt, elapsed);
 		}
-		journals.refresh();
-		long stillQueued = inFlightMessages();
-		Map<Integer, List<String>> parked = new HashMap<>();
-		long foreignParked = drainParkingLot(parked);
-		return account(plans, journals, parked, foreignParked, stillQueued, faults, producer, stalled, elapsed);
+		return report;
 	}
 
-	private void apply(FaultType type, ConsumerProcess consumer) {
-		switch (type) {
-			case CLOSE_ALL_CONNECTIONS -> this.broker.closeAllConnections(this.vhost, "fault run: connections closed");
-			case KILL_CONSUMER -> {
-				consumer.kill();
-				consumer.start();
+	private int targetOf(ScheduledFault fault) {
+		return (int) Math.ceil(fault.atOutcomeFraction() * this.settings.messages());
+	}
+
+	private String apply(FaultType type, ConsumerInstances consumers) {
+		return switch (type) {
+			case CLOSE_ALL_CONNECTIONS -> {
+				this.broker.closeAllConnections(this.vhost, "fault run: connections closed");
+				yield "";
 			}
-			case RESTART_BROKER -> this.broker.restartApplication();
-			case CRASH_BROKER -> this.broker.crashAndRestart();
+			case KILL_CONSUMER -> {
+				String instance = consumers.killOneAndRestart();
+				yield instance.isEmpty() ? "" : "instance " + instance;
+			}
+			case RESTART_BROKER -> {
+				this.broker.restartApplication();
+				yield "";
+			}
+			case CRASH_BROKER -> {
+				this.broker.crashAndRestart();
+				yield "";
+			}
+			case KILL_TIER_LEADER_NODE -> nodeFaults().killTierLeader();
+			case STOP_NODE -> nodeFaults().stopAnotherLeader();
+			case START_NODE -> nodeFaults().startDownNode();
+		};
+	}
+
+	private NodeFaults nodeFaults() {
+		if (this.nodeFaults == null) {
+			throw new IllegalStateException("Node faults need a cluster, not " + this.broker.description());
+		}
+		return this.nodeFaults;
+	}
+
+	/**
+	 * What the instances' retry health and forward failures say right after a fault, when they serve HTTP.
+	 * @return e.g. {@code ; health a UP, b DOWN (...); forward-failed a 0, b 3}, or empty
+	 */
+	private String observeInstances(ConsumerInstances consumers) {
+		List<Integer> ports = consumers.httpPorts();
+		if (ports.isEmpty()) {
+			return "";
+		}
+		List<String> names = consumers.names();
+		List<String> health = new ArrayList<>();
+		List<String> forwardFailed = new ArrayList<>();
+		for (int i = 0; i < ports.size(); i++) {
+			health.add(names.get(i) + " " + this.endpoints.retryHealth(ports.get(i)));
+			long failed = this.endpoints.retryMessages(ports.get(i), "forward-failed");
+			forwardFailed.add(names.get(i) + " " + ((failed < 0) ? "?" : failed));
+		}
+		return "; retry health " + String.join(", ", health) + "; forward-failed since start "
+				+ String.join(", ", forwardFailed);
+	}
+
+	private static void requireProducerSucceeded(Producer producer) {
+		if (producer.failure() != null) {
+			throw new IllegalStateException("The producer failed", producer.failure());
 		}
 	}
 
@@ -209,15 +381,13 @@ final class FaultRun {
 	 * Wait for a condition as long as the run makes progress: new outcomes or newly confirmed messages.
 	 * @return {@code null} when the condition holds, else why waiting stopped
 	 */
-	private @Nullable String awaitProgress(JournalTail journals, Producer producer, ConsumerProcess consumer,
+	private @Nullable String awaitProgress(JournalTail journals, Producer producer, ConsumerInstances consumers,
 			BooleanSupplier condition) {
 		while (!condition.getAsBoolean()) {
-			if (producer.failure() != null) {
-				throw new IllegalStateException("The producer failed", producer.failure());
-			}
-			if (!consumer.isAlive()) {
+			requireProducerSucceeded(producer);
+			if (!consumers.allAlive()) {
 				throw new IllegalStateException(
-						"The consuming application died on its own: " + consumer.describeExit());
+						"The consuming application died on its own: " + consumers.describeExits());
 			}
 			long outcomes = journals.records();
 			int confirmed = producer.confirmed();
@@ -226,7 +396,7 @@ final class FaultRun {
 					.pollInSameThread()
 					.pollInterval(Duration.ofMillis(100))
 					.until(() -> condition.getAsBoolean() || journals.refresh().records() > outcomes
-							|| producer.confirmed() > confirmed || !consumer.isAlive());
+							|| producer.confirmed() > confirmed || !consumers.allAlive());
 			}
 			catch (ConditionTimeoutException ex) {
 				return "no new outcome for " + this.settings.stallTimeout().toSeconds() + " s, with "
@@ -259,38 +429,28 @@ final class FaultRun {
 			.sum();
 	}
 
-	private long drainParkingLot(Map<Integer, List<String>> parked) {
-		long foreign = 0;
-		try (Connection connection = this.broker.connect(this.vhost, "fault-run-accounting")) {
-			Channel channel = connection.createChannel();
-			GetResponse response;
-			while ((response = channel.basicGet(PARKING_LOT, true)) != null) {
-				String messageId = response.getProps().getMessageId();
-				int index = (messageId != null) ? FaultPlans.indexOf(messageId) : -1;
-				if (index < 0 || index >= this.settings.messages()) {
-					foreign++;
-					continue;
-				}
-				Map<String, Object> headers = response.getProps().getHeaders();
-				Object reason = (headers != null) ? headers.get(RetryHeaders.PARKED_REASON) : null;
-				parked.computeIfAbsent(index, (key) -> new ArrayList<>())
-					.add((reason != null) ? reason.toString() : "(no reason: unroutable)");
+	private FaultRunReport account(FaultPlans plans, JournalTail journals, List<ParkedCopy> parkedCopiesRead,
+			long stillQueued, List<AppliedFault> faults, Map<String, List<String>> replicas, Producer producer,
+			@Nullable String stalled, long startedAt, Duration elapsed) {
+		Map<Integer, List<ParkedCopy>> parked = new HashMap<>();
+		long foreignParked = 0;
+		for (ParkedCopy copy : parkedCopiesRead) {
+			if (copy.isForeign()) {
+				foreignParked++;
+			}
+			else {
+				parked.computeIfAbsent(copy.index(), (key) -> new ArrayList<>()).add(copy);
 			}
 		}
-		catch (IOException ex) {
-			throw new UncheckedIOException("Cannot read the parking lot", ex);
-		}
-		return foreign;
-	}
-
-	private FaultRunReport account(FaultPlans plans, JournalTail journals, Map<Integer, List<String>> parked,
-			long foreignParked, long stillQueued, List<AppliedFault> faults, Producer producer,
-			@Nullable String stalled, Duration elapsed) {
+		DuplicateWindows windows = new DuplicateWindows(startedAt, faults);
+		List<Long> outcomeTimes = new ArrayList<>();
+		producer.resends().forEach((resend) -> windows.resent(resend[0], resend[1]));
 		int processedMessages = 0;
 		long processedRecords = 0;
 		int parkedMessages = 0;
 		Map<String, Integer> parkedCopies = new LinkedHashMap<>();
 		int lost = 0;
+		int notPublished = 0;
 		int lostByBroker = 0;
 		List<String> lostByBrokerExamples = new ArrayList<>();
 		int wrong = 0;
@@ -300,12 +460,18 @@ final class FaultRun {
 		for (int index = 0; index < plans.size(); index++) {
 			FaultPlan plan = plans.of(index);
 			int processed = journals.processedCount(index);
-			List<String> reasons = parked.getOrDefault(index, List.of());
+			List<ParkedCopy> copiesOfMessage = parked.getOrDefault(index, List.of());
+			List<String> reasons = copiesOfMessage.stream().map(ParkedCopy::reason).toList();
 			processedRecords += processed;
 			processedMessages += (processed > 0) ? 1 : 0;
 			parkedMessages += reasons.isEmpty() ? 0 : 1;
 			reasons.forEach((reason) -> parkedCopies.merge(reason, 1, Integer::sum));
 			int copies = processed + reasons.size();
+			if (copies == 0 && index >= producer.confirmed()) {
+				// A run that stalled stops publishing: what the broker never confirmed was never its to lose.
+				notPublished++;
+				continue;
+			}
 			if (copies == 0) {
 				AppliedFault brokerFault = brokerFaultItExpiredIn(journals, index, faults);
 				if (brokerFault != null) {
@@ -322,6 +488,10 @@ final class FaultRun {
 				continue;
 			}
 			duplicates += copies - 1;
+			List<Long> parkedAt = copiesOfMessage.stream().map(ParkedCopy::parkedAt).toList();
+			windows.duplicatesOf(journals.processingTimes(index), parkedAt);
+			outcomeTimes.addAll(journals.processingTimes(index));
+			outcomeTimes.addAll(parkedAt);
 			boolean asPlanned = plan.endsProcessed() ? reasons.isEmpty() : processed == 0
 					&& reasons.stream().allMatch((reason) -> reason.equals(plan.expectedParkedReason()));
 			if (!asPlanned) {
@@ -334,9 +504,26 @@ final class FaultRun {
 		}
 		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(),
 				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies, lost, lostExamples,
-				lostByBroker, lostByBrokerExamples,
-				wrong, wrongExamples, duplicates, producer.resent(), foreignParked, stillQueued, faults,
-				countIncarnations(), stalled, elapsed);
+				notPublished, lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates, windows.windows(),
+				producer.resent(), foreignParked, stillQueued, faults, replicas, this.settings.consumerInstances(),
+				countIncarnations(), longestPause(outcomeTimes, startedAt), stalled, elapsed);
+	}
+
+	/**
+	 * The longest time without any outcome, once the first one came: retries that wait in a tier the broker
+	 * does not move them out of show here.
+	 * @return {@code [from, length]} in milliseconds, from the start of the run
+	 */
+	private static long[] longestPause(List<Long> outcomeTimes, long startedAt) {
+		long[] times = outcomeTimes.stream().mapToLong(Long::longValue).filter((at) -> at > 0).sorted().toArray();
+		long[] longest = { 0, 0 };
+		for (int i = 1; i < times.length; i++) {
+			if (times[i] - times[i - 1] > longest[1]) {
+				longest[0] = times[i - 1] - startedAt;
+				longest[1] = times[i] - times[i - 1];
+			}
+		}
+		return longest;
 	}
 
 	/**
@@ -412,7 +599,7 @@ final class FaultRun {
 	}
 
 	private List<String> consumerArguments() {
-		return List.of("--spring.rabbitmq.host=" + this.broker.host(), "--spring.rabbitmq.port=" + this.broker.port(),
+		return List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
 				"--spring.rabbitmq.username=" + this.broker.username(),
 				"--spring.rabbitmq.password=" + this.broker.password(),
 				"--spring.rabbitmq.virtual-host=" + this.vhost, "--fault-run.queue=" + WORK_QUEUE,

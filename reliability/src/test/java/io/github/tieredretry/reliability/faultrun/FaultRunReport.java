@@ -25,24 +25,33 @@ import org.jspecify.annotations.Nullable;
  * @param parkedCopies parked copies, duplicates included, by reason
  * @param lost messages neither processed nor parked
  * @param lostExamples a few lost messages, with their plan
+ * @param notPublished messages the producer had not published (confirmed) when the run stopped: only a
+ * stalled run has any; neither processed, parked nor lost
  * @param lostByBroker lost messages that expired from a classic tier during a broker restart or crash (classic
  * queues dead-letter at most once); not counted in {@code lost}
  * @param lostByBrokerExamples a few of those
  * @param wrongOutcome messages processed or parked against their plan (or parked for the wrong reason)
  * @param wrongExamples a few of those
  * @param duplicates copies beyond the first outcome of each message
+ * @param duplicateWindows the duplicates by the fault window they happened in
  * @param producerResends messages the producer published again because a batch was not confirmed
  * @param foreignParked parked messages that are not the run's
  * @param stillQueued messages left in the work queue and tiers at the end
  * @param faults the faults applied, in order
- * @param consumerIncarnations how many consumer processes ran
+ * @param replicas on a cluster, the members of each queue when the faults began (empty on a single node)
+ * @param consumerInstances how many consumer instances ran side by side
+ * @param consumerIncarnations how many consumer processes ran, all instances together
+ * @param longestPause the longest time without any outcome: {@code [from, length]} in milliseconds from
+ * the start of the run
  * @param stalled why the run stopped waiting early, or {@code null}
  * @param elapsed from the first publish to the last outcome
  */
 record FaultRunReport(QueueType queueType, String broker, int messages, Map<FaultPlan.Behaviour, Integer> plan,
 		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int lost,
-		List<String> lostExamples, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome, List<String> wrongExamples, long duplicates, long producerResends,
-		long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults, int consumerIncarnations,
+		List<String> lostExamples, int notPublished, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome,
+		List<String> wrongExamples, long duplicates, List<DuplicateWindows.Window> duplicateWindows,
+		long producerResends, long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults,
+		Map<String, List<String>> replicas, int consumerInstances, int consumerIncarnations, long[] longestPause,
 		@Nullable String stalled, Duration elapsed) {
 
 	long count(FaultRun.FaultType type) {
@@ -64,14 +73,28 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 				this.plan.getOrDefault(FaultPlan.Behaviour.FAIL_THEN_SUCCEED, 0),
 				this.plan.getOrDefault(FaultPlan.Behaviour.NEVER_SUCCEED, 0),
 				this.plan.getOrDefault(FaultPlan.Behaviour.NOT_RETRYABLE, 0)));
-		lines.add(String.format(
-				"faults       : connections closed %dx, consumer SIGKILLed %dx (%d consumer JVMs), broker restarted %dx%s",
-				count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS), count(FaultRun.FaultType.KILL_CONSUMER),
-				this.consumerIncarnations, brokerFaults(),
-				(count(FaultRun.FaultType.CRASH_BROKER) > 0) ? " (crash: SIGKILL)" : " (stop_app/start_app)"));
+		if (this.replicas.isEmpty()) {
+			lines.add(String.format(
+					"faults       : connections closed %dx, consumer SIGKILLed %dx (%d consumer JVMs), broker restarted %dx%s",
+					count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS), count(FaultRun.FaultType.KILL_CONSUMER),
+					this.consumerIncarnations, brokerFaults(),
+					(count(FaultRun.FaultType.CRASH_BROKER) > 0) ? " (crash: SIGKILL)" : " (stop_app/start_app)"));
+		}
+		else {
+			this.replicas.forEach((queue, members) -> lines.add(String.format("replicas     : %-20s %d members %s", queue,
+					members.size(), members.stream().map(NodeFaults::label).toList())));
+			lines.add(String.format("faults       : connections closed on every node %dx, %d consumer instances with "
+					+ "one SIGKILLed %dx (%d consumer JVMs), tier leader node SIGKILLed %dx, node stopped cleanly %dx, "
+					+ "nodes started again %dx", count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS), this.consumerInstances,
+					count(FaultRun.FaultType.KILL_CONSUMER), this.consumerIncarnations,
+					count(FaultRun.FaultType.KILL_TIER_LEADER_NODE), count(FaultRun.FaultType.STOP_NODE),
+					count(FaultRun.FaultType.START_NODE)));
+		}
 		for (FaultRun.AppliedFault fault : this.faults) {
-			lines.add(String.format("               %7.1f s  %-26s after %d outcomes",
-					fault.at().toMillis() / 1000.0, fault.type().description(), fault.outcomesBefore()));
+			lines.add(String.format("               %7.1f s  %-26s after %d outcomes, took %.1f s%s",
+					fault.at().toMillis() / 1000.0, fault.type().description(), fault.outcomesBefore(),
+					(fault.endedAt() - fault.startedAt()) / 1000.0,
+					fault.detail().isEmpty() ? "" : "\n                          " + fault.detail()));
 		}
 		lines.add(String.format("processed    : %d messages (%d records)", this.processedMessages,
 				this.processedRecords));
@@ -79,6 +102,10 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 				new TreeMap<>(this.parkedCopies)));
 		lines.add(String.format("LOST         : %d%s", this.lost,
 				this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
+		if (this.notPublished > 0) {
+			lines.add(String.format("not published: %d (the run stalled before the producer published them)",
+					this.notPublished));
+		}
 		if (this.lostByBroker > 0) {
 			lines.add(String.format("lost by broker: %d, expired from a classic tier during the broker restart or crash "
 					+ "(classic queues dead-letter at most once; quorum tiers do not lose these)  e.g. %s",
@@ -88,6 +115,11 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 				this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
 		lines.add(String.format("duplicates   : %d (allowed: at-least-once); producer re-sent %d", this.duplicates,
 				this.producerResends));
+		for (DuplicateWindows.Window window : this.duplicateWindows) {
+			lines.add(String.format("               %7.1f s  %-26s %4d processed again, %3d parked again, producer "
+					+ "re-sent %d", window.from().toMillis() / 1000.0, window.label(), window.processed(), window.parked(),
+					window.resent()));
+		}
 		if (this.foreignParked > 0 || this.stillQueued > 0) {
 			lines.add(String.format("other        : %d foreign parked messages, %d messages still queued",
 					this.foreignParked, this.stillQueued));
@@ -95,6 +127,8 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 		if (this.stalled != null) {
 			lines.add("stalled      : " + this.stalled);
 		}
+		lines.add(String.format("longest pause: %.1f s without any outcome, from %.1f s", this.longestPause[1] / 1000.0,
+				this.longestPause[0] / 1000.0));
 		lines.add(String.format("elapsed      : %.1f s", this.elapsed.toMillis() / 1000.0));
 		return String.join(System.lineSeparator(), lines);
 	}

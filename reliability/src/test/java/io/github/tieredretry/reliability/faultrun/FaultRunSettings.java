@@ -9,8 +9,9 @@ import java.util.Locale;
 import io.github.tieredretry.topology.QueueType;
 
 /**
- * How big and how long a fault run is. The defaults are the CI variant; the long run changes the number
- * of messages with {@code -Dreliability.messages=100000}.
+ * How big and how long a fault run is, and what happens in it. The defaults are the CI variants; the long
+ * runs change the number of messages with {@code -Dreliability.messages=100000} (single node) or
+ * {@code -Dreliability.cluster.messages=100000} (cluster).
  *
  * @param messages how many uniquely identified messages to publish
  * @param queueType the type of the tier queues, the parking lot and the work queue
@@ -18,12 +19,22 @@ import io.github.tieredretry.topology.QueueType;
  * @param workDirectory where the broker node, journals and consumer logs go
  * @param consumerConcurrency listener threads of the consuming application
  * @param producerWindow how far the producer may run ahead of the consumer's outcomes
+ * @param publishRate the most messages the producer publishes per second, or 0 for no limit
  * @param stallTimeout how long without any outcome counts as "nothing more will come"
  * @param crashBroker whether the broker fault is a crash (SIGKILL, then start) rather than a clean
  * {@code stop_app}/{@code start_app}
+ * @param consumerInstances how many instances of the consuming application run side by side
+ * @param http whether each instance serves its actuator endpoints over HTTP
+ * @param schedule the faults
  */
 record FaultRunSettings(int messages, QueueType queueType, long seed, Path workDirectory, int consumerConcurrency,
-		int producerWindow, Duration stallTimeout, boolean crashBroker) {
+		int producerWindow, int publishRate, Duration stallTimeout, boolean crashBroker, int consumerInstances,
+		boolean http,
+		List<FaultRun.ScheduledFault> schedule) {
+
+	static final String CLUSTER_MESSAGES = "reliability.cluster.messages";
+
+	static final String CLUSTER_WORK_DIRECTORY = "reliability.cluster.work-dir";
 
 	static final String MESSAGES = "reliability.messages";
 
@@ -38,13 +49,38 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 
 	static FaultRunSettings fromSystemProperties(QueueType queueType) {
 		return new FaultRunSettings(Integer.getInteger(MESSAGES, 20_000), queueType, Long.getLong(SEED, 20240611L),
-				defaultWorkDirectory(), Integer.getInteger("reliability.consumer-concurrency", 4),
-				Integer.getInteger("reliability.producer-window", 2_000), Duration.ofSeconds(60),
-				"crash".equals(System.getProperty(BROKER_FAULT, "restart")));
+				defaultWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), 0, Duration.ofSeconds(60),
+				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE);
+	}
+
+	/**
+	 * The cluster run: quorum queues, two consumer instances serving HTTP, the cluster's faults.
+	 * @return the settings
+	 */
+	static FaultRunSettings forClusterFromSystemProperties() {
+		int messages = Integer.getInteger(CLUSTER_MESSAGES, 10_000);
+		// Publishing is spread over at least 100 s: the node faults take the cluster about a minute, and
+		// they must all happen while messages flow.
+		int rate = Integer.getInteger("reliability.cluster.publish-rate", Math.max(100, messages / 100));
+		return new FaultRunSettings(messages, QueueType.QUORUM, Long.getLong(SEED, 20240611L), clusterWorkDirectory(),
+				defaultConsumerConcurrency(), defaultProducerWindow(), rate, Duration.ofSeconds(60), false, 2, true,
+				FaultRun.CLUSTER_SCHEDULE);
 	}
 
 	static Path defaultWorkDirectory() {
 		return Path.of(System.getProperty(WORK_DIRECTORY, "target/fault-run")).toAbsolutePath();
+	}
+
+	static Path clusterWorkDirectory() {
+		return Path.of(System.getProperty(CLUSTER_WORK_DIRECTORY, "target/cluster-run")).toAbsolutePath();
+	}
+
+	private static int defaultConsumerConcurrency() {
+		return Integer.getInteger("reliability.consumer-concurrency", 4);
+	}
+
+	private static int defaultProducerWindow() {
+		return Integer.getInteger("reliability.producer-window", 2_000);
 	}
 
 	/**

@@ -8,20 +8,24 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 import io.github.tieredretry.reliability.consumer.OutcomeJournal;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Follows the consumer processes' outcome journals as they grow (outcomes, and where each message was
- * last seen: its last failure and its last forward to a tier). Only complete lines count: a line cut
- * short by a SIGKILL is the last one of its file and is never completed, so it is ignored, and the
- * message it was about was not acked and comes back.
+ * Follows the consumer processes' outcome journals as they grow (outcomes and their times, where each
+ * message was last seen: its last failure and its last forward to a tier, and the replays its deliveries
+ * carried). The journals of every instance and incarnation ({@code journal-*}) are merged. Only complete
+ * lines count: a line cut short by a SIGKILL is the last one of its file and is never completed, so it is
+ * ignored, and the message it was about was not acked and comes back.
  */
 final class JournalTail {
 
@@ -41,7 +45,17 @@ final class JournalTail {
 
 	private final long[] lastFailure;
 
+	private final long[] firstProcessedAt;
+
+	/** Times of the processing records of a message after its first one (rarely more than one). */
+	private final Map<Integer, List<Long>> moreProcessedAt = new HashMap<>();
+
+	/** For replayed messages: replay count to when that replay happened, as their deliveries said. */
+	private final Map<Integer, Map<Long, Long>> replays = new HashMap<>();
+
 	private long records;
+
+	private long replayedDeliveries;
 
 	private long unreadableLines;
 
@@ -53,6 +67,7 @@ final class JournalTail {
 		this.lastTierExpiryFrom = new long[messages];
 		this.lastTierExpiryTo = new long[messages];
 		this.lastFailure = new long[messages];
+		this.firstProcessedAt = new long[messages];
 	}
 
 	/**
@@ -114,8 +129,14 @@ final class JournalTail {
 			acceptFailed(index, fields[2]);
 			return;
 		}
-		if (kind.equals(OutcomeJournal.PROCESSED) && fields.length == 2) {
-			this.processedCounts[index]++;
+		if (kind.equals(OutcomeJournal.REPLAYED) && fields.length == 4) {
+			acceptReplayed(index, fields[2], fields[3]);
+			return;
+		}
+		if (kind.equals(OutcomeJournal.PROCESSED) && fields.length == 3) {
+			if (!acceptProcessed(index, fields[2])) {
+				return;
+			}
 		}
 		else if (!kind.equals(OutcomeJournal.PARKED) || fields.length != 2) {
 			this.unreadableLines++;
@@ -134,6 +155,35 @@ final class JournalTail {
 				this.lastTierExpiryFrom[index] = expiresFrom;
 				this.lastTierExpiryTo[index] = expiresTo;
 			}
+		}
+		catch (NumberFormatException ex) {
+			this.unreadableLines++;
+		}
+	}
+
+	private boolean acceptProcessed(int index, String at) {
+		try {
+			long processedAt = Long.parseLong(at);
+			if (this.processedCounts[index] == 0) {
+				this.firstProcessedAt[index] = processedAt;
+			}
+			else {
+				this.moreProcessedAt.computeIfAbsent(index, (key) -> new ArrayList<>()).add(processedAt);
+			}
+			this.processedCounts[index]++;
+			return true;
+		}
+		catch (NumberFormatException ex) {
+			this.unreadableLines++;
+			return false;
+		}
+	}
+
+	private void acceptReplayed(int index, String count, String at) {
+		this.replayedDeliveries++;
+		try {
+			this.replays.computeIfAbsent(index, (key) -> new TreeMap<>())
+				.merge(Long.parseLong(count), Long.parseLong(at), Math::min);
 		}
 		catch (NumberFormatException ex) {
 			this.unreadableLines++;
@@ -190,6 +240,39 @@ final class JournalTail {
 
 	synchronized int processedCount(int index) {
 		return this.processedCounts[index];
+	}
+
+	/**
+	 * When each processing record of a message happened, earliest first: every one after the first is a
+	 * duplicate, whichever journal it was read from.
+	 * @param index the message's index
+	 * @return epoch milliseconds, empty when it was never processed
+	 */
+	synchronized List<Long> processingTimes(int index) {
+		if (this.processedCounts[index] == 0) {
+			return List.of();
+		}
+		List<Long> all = new ArrayList<>(this.moreProcessedAt.getOrDefault(index, List.of()));
+		all.add(this.firstProcessedAt[index]);
+		Collections.sort(all);
+		return all;
+	}
+
+	/**
+	 * The replays a message's deliveries carried ({@code retry-replay-count} and {@code retry-replayed-at}).
+	 * @param index the message's index
+	 * @return replay count to when that replay happened (epoch milliseconds), empty if it was never replayed
+	 */
+	synchronized Map<Long, Long> replays(int index) {
+		return Map.copyOf(this.replays.getOrDefault(index, Map.of()));
+	}
+
+	/**
+	 * Deliveries of replayed messages journaled so far (lines {@code X}).
+	 * @return the count
+	 */
+	synchronized long replayedDeliveries() {
+		return this.replayedDeliveries;
 	}
 
 	synchronized long unreadableLines() {

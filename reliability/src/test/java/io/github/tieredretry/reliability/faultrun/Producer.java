@@ -3,7 +3,9 @@ package io.github.tieredretry.reliability.faultrun;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -24,7 +26,9 @@ import static org.awaitility.Awaitility.await;
  * new connection. Such re-sends can duplicate a message, never lose one, and are counted.
  * <p>
  * The producer stays at most a window of messages ahead of the consumer's outcomes, so that publishing
- * goes on while the faults happen rather than finishing before the first one.
+ * goes on while the faults happen rather than finishing before the first one; with a rate, it also
+ * publishes no faster than that many messages per second, so that a run lasts long enough for faults that
+ * take the broker a while (a node that restarts).
  */
 final class Producer implements Runnable {
 
@@ -42,11 +46,18 @@ final class Producer implements Runnable {
 
 	private final int window;
 
+	private final int rate;
+
 	private final AtomicBoolean stopped = new AtomicBoolean();
+
+	/** Messages with an index below this may be published. */
+	private volatile int allowed;
 
 	private volatile int confirmed;
 
 	private volatile long resent;
+
+	private final List<long[]> resends = new CopyOnWriteArrayList<>();
 
 	private volatile @Nullable Throwable failure;
 
@@ -56,24 +67,49 @@ final class Producer implements Runnable {
 
 	private final AtomicBoolean returned = new AtomicBoolean();
 
-	Producer(HarnessBroker broker, String vhost, String queue, FaultPlans plans, LongSupplier outcomes, int window) {
+	/**
+	 * Prepare a producer.
+	 * @param broker the broker
+	 * @param vhost the virtual host
+	 * @param queue the work queue
+	 * @param plans the messages to publish
+	 * @param outcomes the consumers' outcomes so far
+	 * @param window how far the producer may run ahead of the outcomes
+	 * @param rate the most messages per second, or 0 for no limit
+	 */
+	Producer(HarnessBroker broker, String vhost, String queue, FaultPlans plans, LongSupplier outcomes, int window,
+			int rate) {
 		this.broker = broker;
 		this.vhost = vhost;
 		this.queue = queue;
 		this.plans = plans;
 		this.outcomes = outcomes;
 		this.window = window;
+		this.rate = rate;
+		this.allowed = plans.size();
+	}
+
+	/**
+	 * Publish no further than this, until allowed more: a fault that takes a while (a node that restarts)
+	 * must not see the rest of the run published and processed before it is over.
+	 * @param messages how many messages, counting from the first, may be published
+	 */
+	void allowUpTo(int messages) {
+		this.allowed = Math.min(messages, this.plans.size());
 	}
 
 	@Override
 	public void run() {
+		long startNanos = System.nanoTime();
 		try {
 			for (int start = 0; start < this.plans.size() && !this.stopped.get(); start += BATCH) {
 				int end = Math.min(start + BATCH, this.plans.size());
+				long due = (this.rate > 0) ? startNanos + start * 1_000_000_000L / this.rate : startNanos;
 				await().forever()
 					.pollInSameThread()
 					.pollInterval(Duration.ofMillis(20))
-					.until(() -> this.stopped.get() || end - this.outcomes.getAsLong() <= this.window);
+					.until(() -> this.stopped.get() || (end - this.outcomes.getAsLong() <= this.window
+							&& end <= this.allowed && System.nanoTime() >= due));
 				publishConfirmed(start, end);
 			}
 		}
@@ -90,6 +126,7 @@ final class Producer implements Runnable {
 		while (!this.stopped.get()) {
 			if (!firstTry) {
 				this.resent += end - start;
+				this.resends.add(new long[] { System.currentTimeMillis(), end - start });
 			}
 			firstTry = false;
 			try {
@@ -177,6 +214,14 @@ final class Producer implements Runnable {
 
 	long resent() {
 		return this.resent;
+	}
+
+	/**
+	 * Each re-send of a batch: when, and how many messages.
+	 * @return {@code [epoch milliseconds, messages]} per re-sent batch
+	 */
+	List<long[]> resends() {
+		return List.copyOf(this.resends);
 	}
 
 	@Nullable Throwable failure() {
