@@ -93,9 +93,10 @@ class ConfirmedPublisherIntegrationTests {
 		// The broker closes the channel after basic.publish; a wait for confirms that ran on a channel the
 		// cache had meanwhile swapped in would find nothing outstanding and report success (issue #18).
 		int confirmed = 0;
+		String missing = "no-such-exchange-" + UUID.randomUUID() + "-";
 		for (int i = 0; i < 2000; i++) {
 			try {
-				this.publisher.publishAndWait("no-such-exchange-" + i, this.queue, new AMQP.BasicProperties(),
+				this.publisher.publishAndWait(missing + i, this.queue, new AMQP.BasicProperties(),
 						"x".getBytes());
 				confirmed++;
 			}
