@@ -1,6 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -32,7 +33,7 @@ final class PublisherConnectionFactories {
 
 	static CachingConnectionFactory create(ConnectionFactory applicationFactory,
 			@Nullable CachingConnectionFactoryConfigurer bootConfigurer, BeanFactory beanFactory,
-			Duration confirmTimeout) {
+			Duration confirmTimeout, List<RetryPublisherConnectionFactoryCustomizer> customizers) {
 		if (!(applicationFactory instanceof AbstractConnectionFactory application)) {
 			throw new IllegalStateException("Tiered retries need a connection factory of their own to forward "
 					+ "failed messages, and cannot derive it from " + applicationFactory.getClass().getName()
@@ -65,6 +66,7 @@ final class PublisherConnectionFactories {
 		publisher.setPublisherReturns(false);
 		publisher.setConnectionNameStrategy((factory) -> CONNECTION_NAME);
 		publisher.setBeanName(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY);
+		customizers.forEach((customizer) -> customizer.customize(publisher));
 		return publisher;
 	}
 

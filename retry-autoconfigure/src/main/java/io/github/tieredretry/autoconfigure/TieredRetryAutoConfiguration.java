@@ -11,6 +11,7 @@ import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.listener.RetryFailureClassifier;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
@@ -67,13 +68,11 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryableListenerRegistry retryableListenerRegistry() {
 		return new RetryableListenerRegistry();
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryTopology retryTopology(RetryProperties properties) {
 		return new RetryTopology(RetrySettings.tiers(properties), properties.getQueueType(),
 				RetrySettings.parkingLot(properties));
@@ -85,7 +84,6 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	ListenerPolicies retryListenerPolicies(RetryProperties properties, ResourceLoader resourceLoader) {
 		return RetrySettings.policies(properties, resourceLoader.getClassLoader());
 	}
@@ -94,13 +92,12 @@ public final class TieredRetryAutoConfiguration {
 	@ConditionalOnMissingBean(name = PUBLISHER_CONNECTION_FACTORY)
 	CachingConnectionFactory tieredRetryPublisherConnectionFactory(ConnectionFactory connectionFactory,
 			ObjectProvider<CachingConnectionFactoryConfigurer> configurer, BeanFactory beanFactory,
-			RetryProperties properties) {
+			RetryProperties properties, ObjectProvider<RetryPublisherConnectionFactoryCustomizer> customizers) {
 		return PublisherConnectionFactories.create(connectionFactory, configurer.getIfAvailable(), beanFactory,
-				RetrySettings.publish(properties).getConfirmTimeout());
+				RetrySettings.publish(properties).getConfirmTimeout(), customizers.orderedStream().toList());
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin,
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisherConnectionFactory) {
 		// Inspected on the starter's own connection: the application's would make its admin declare at once.
@@ -108,26 +105,22 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryTopologyInitializer retryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology,
 			ConnectionFactory connectionFactory) {
 		return new RetryTopologyInitializer(declarer, topology, connectionFactory);
 	}
 
 	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean
 	RetryExecutors retryExecutors() {
 		return new RetryExecutors();
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryEventPublisher retryEventPublisher(ApplicationEventPublisher events, RetryExecutors executors) {
 		return new RetryEventPublisher(events, executors.events());
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	PublisherBlockedState retryPublisherBlockedState(
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
 			RetryEventPublisher events) {
@@ -137,7 +130,6 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryTopologyGuardian retryTopologyGuardian(RetryTopologyDeclarer declarer, RetryProperties properties,
 			RetryExecutors executors, PublisherBlockedState blockedState) {
 		return new RetryTopologyGuardian(declarer, RetrySettings.topologyCheckInterval(properties), executors.maintenance(),
@@ -145,40 +137,40 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean(destroyMethod = "close")
-	@ConditionalOnMissingBean
 	ConfirmedPublisher retryConfirmedPublisher(
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) AbstractConnectionFactory publisherConnectionFactory,
 			RetryProperties properties, RetryExecutors executors, PublisherBlockedState blockedState) {
 		if (!publisherConnectionFactory.isSimplePublisherConfirms()) {
 			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
-					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)): "
-					+ "tiered retries wait for the broker's confirm of every forward before acking a message.");
+					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)), also after "
+					+ "every RetryPublisherConnectionFactoryCustomizer: tiered retries wait for the broker's confirm of "
+					+ "every forward before acking a message.");
 		}
 		if (publisherConnectionFactory instanceof CachingConnectionFactory caching
 				&& caching.getCacheMode() == CachingConnectionFactory.CacheMode.CONNECTION) {
 			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
-					+ "' must use cache mode CHANNEL: tiered retries publish on one long-lived connection.");
+					+ "' must use cache mode CHANNEL, also after every RetryPublisherConnectionFactoryCustomizer: "
+					+ "tiered retries publish on one long-lived connection.");
 		}
 		return new ConfirmedPublisher(publisherConnectionFactory, RetrySettings.publish(properties).getConfirmTimeout(),
 				executors, blockedState);
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	MessageForwarder retryMessageForwarder(ConfirmedPublisher publisher, RetryTopology topology,
 			RetryTopologyDeclarer declarer, RetryExecutors executors) {
 		return new MessageForwarder(publisher, topology, declarer::declare, executors);
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
-			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates) {
+			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates,
+			ObjectProvider<RetryFailureClassifier> classifiers) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates, Clock.systemUTC());
+				events, registry, gates, classifiers.orderedStream().toList(), Clock.systemUTC());
 	}
 
 	@Bean
@@ -194,7 +186,6 @@ public final class TieredRetryAutoConfiguration {
 	static class BreakerConfiguration {
 
 		@Bean
-		@ConditionalOnMissingBean
 		ListenerBreakers retryListenerBreakers(RetryEventPublisher events) {
 			return new ListenerBreakers(Clock.systemUTC(), events::publish);
 		}
@@ -207,7 +198,6 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryableListenerVerifier retryableListenerVerifier(RetryableListenerRegistry registry) {
 		return new RetryableListenerVerifier(registry);
 	}

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * Operators can open it (it then stays open) or close it.
  */
-public final class ListenerBreaker implements ListenerGate {
+final class ListenerBreaker implements ListenerGate {
 
 	private static final Log logger = LogFactory.getLog(ListenerBreaker.class);
 
@@ -67,7 +67,7 @@ public final class ListenerBreaker implements ListenerGate {
 	 * @param clock the clock
 	 * @param events where {@link ListenerPausedEvent} and {@link ListenerResumedEvent} are published
 	 */
-	public ListenerBreaker(String listener, List<String> queues, BreakerSettings settings, Clock clock,
+	ListenerBreaker(String listener, List<String> queues, BreakerSettings settings, Clock clock,
 			java.util.function.Consumer<Object> events) {
 		this.listener = listener;
 		this.queues = List.copyOf(queues);

@@ -81,7 +81,7 @@ public final class ListenerBreakers implements ListenerGates {
 	 * @param listener the listener's name, e.g. {@code OrderListener#onOrder}
 	 * @return its breaker, if it has one
 	 */
-	public Optional<ListenerBreaker> get(String listener) {
+	Optional<ListenerBreaker> get(String listener) {
 		return Optional.ofNullable(this.breakers.get(listener));
 	}
 

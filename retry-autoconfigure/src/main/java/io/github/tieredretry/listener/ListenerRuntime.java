@@ -2,6 +2,7 @@ package io.github.tieredretry.listener;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.ForwardFailurePause;
@@ -23,10 +24,12 @@ import io.github.tieredretry.headers.FailureHeaderSettings;
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
  * @param pendingRequeues messages that go back to their queue after a pause
+ * @param classifiers the application's failure classifiers, in order
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
-		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues) {
+		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues,
+		List<RetryFailureClassifier> classifiers) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

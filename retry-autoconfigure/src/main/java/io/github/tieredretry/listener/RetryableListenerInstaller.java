@@ -77,17 +77,19 @@ public final class RetryableListenerInstaller {
 	 * @param events where retry events are published
 	 * @param registry records the listeners retries were applied to
 	 * @param gates creates each listener's circuit breaker, if it has one
+	 * @param classifiers the application's failure classifiers, in order
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
-			ListenerGates gates, Clock clock) {
+			ListenerGates gates, List<RetryFailureClassifier> classifiers, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
-				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors));
+				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors),
+				List.copyOf(classifiers));
 		this.registry = registry;
 		this.gates = gates;
 	}
@@ -127,15 +129,16 @@ public final class RetryableListenerInstaller {
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		BreakerSettings breaker = this.policies.resolveBreaker(annotation, listener);
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
-		listenerContainer.setMessageListener(new RetryingMessageListener(original, listener,
+		RetryableListenerInfo info = new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
+				annotation.policy().trim(), policy, beanClass, method);
+		listenerContainer.setMessageListener(new RetryingMessageListener(original, info,
 				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
 		listenerContainer.setDeBatchingEnabled(false);
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
 		queues.forEach(this.topology::registerWorkQueue);
-		this.registry.applied(new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
-				annotation.policy().trim(), policy, beanClass, method), listenerContainer);
+		this.registry.applied(info, listenerContainer);
 		warnAboutInexactDelays(listener, policy);
 		if (logger.isInfoEnabled()) {
 			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers);

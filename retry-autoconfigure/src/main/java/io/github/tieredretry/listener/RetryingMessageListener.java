@@ -53,6 +53,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final MessageListener delegate;
 
+	private final RetryableListenerInfo info;
+
 	private final String listenerName;
 
 	private final RetryDecider decider;
@@ -65,10 +67,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final ListenerGate gate;
 
-	RetryingMessageListener(MessageListener delegate, String listenerName, RetryDecider decider,
+	RetryingMessageListener(MessageListener delegate, RetryableListenerInfo info, RetryDecider decider,
 			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate) {
 		this.delegate = delegate;
-		this.listenerName = listenerName;
+		this.info = info;
+		this.listenerName = info.listener();
 		this.decider = decider;
 		this.runtime = runtime;
 		this.sender = sender;
@@ -220,13 +223,36 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					+ "treating it as not retryable");
 			return false;
 		}
+		Throwable cause = ListenerFailures.unwrap(failure);
+		for (RetryFailureClassifier classifier : this.runtime.classifiers()) {
+			RetryFailureClassifier.Classification classification = classify(classifier, cause);
+			if (classification == RetryFailureClassifier.Classification.RETRYABLE) {
+				return true;
+			}
+			if (classification == RetryFailureClassifier.Classification.NOT_RETRYABLE) {
+				return false;
+			}
+		}
 		try {
-			return this.decider.policy().isRetryable(ListenerFailures.unwrap(failure));
+			return this.decider.policy().isRetryable(cause);
 		}
 		catch (RuntimeException | LinkageError | StackOverflowError ex) {
 			// The exception broke its own classification (a getCause() that throws, say): the policy's retries
 			// still apply, so that it ends parked rather than redelivered for ever.
 			return true;
+		}
+	}
+
+	private RetryFailureClassifier.@Nullable Classification classify(RetryFailureClassifier classifier,
+			Throwable failure) {
+		try {
+			return classifier.classify(this.info, failure);
+		}
+		catch (RuntimeException | LinkageError | StackOverflowError ex) {
+			// A classifier's bug must not decide the message's fate: the policy decides instead.
+			logger.warn("Failure classifier " + classifier.getClass().getName() + " threw while classifying a failure of "
+					+ this.listenerName + "; the policy's exception types decide instead", ex);
+			return null;
 		}
 	}
 

@@ -115,49 +115,6 @@ abstract class AutoConfigurationTestSupport {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class UserTopologyConfiguration {
-
-		@Bean
-		RetryTopology userTopology() {
-			return new RetryTopology(TierLadder.of(List.of(Duration.ofSeconds(2), Duration.ofSeconds(4))),
-					QueueType.CLASSIC, "user.parking-lot");
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class UserListenerPoliciesConfiguration {
-
-		@Bean
-		ListenerPolicies userPolicies() {
-			return new ListenerPolicies(PolicyLayer.EMPTY, Map.of());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class UserForwarderConfiguration {
-
-		@Bean
-		MessageForwarder userForwarder(
-				@Qualifier(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisher,
-				RetryTopology topology) {
-			return TestForwarding.on(publisher, Duration.ofSeconds(1), topology).forwarder();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class UserRegistryConfiguration {
-
-		@Bean
-		RetryableListenerRegistry userRegistry() {
-			return new RetryableListenerRegistry();
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
 	static class UserPublisherConnectionFactoryConfiguration {
 
 		@Bean(name = TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, defaultCandidate = false)

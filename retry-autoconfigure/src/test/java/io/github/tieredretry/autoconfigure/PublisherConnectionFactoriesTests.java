@@ -7,6 +7,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,6 +28,45 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 			// The application's own connection factory is still Spring Boot's.
 			assertThat(context.getBean("rabbitConnectionFactory")).isNotSameAs(publisher);
 		});
+	}
+
+	@Test
+	void customizersRunInOrderAfterTheStartersSettings() {
+		this.contextRunner.withUserConfiguration(OrderedCustomizers.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				CachingConnectionFactory publisher = context.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY,
+						CachingConnectionFactory.class);
+				// 40, then doubled: the @Order(1) customizer ran first.
+				assertThat(publisher.getChannelCacheSize()).isEqualTo(80);
+				// It saw the starter's settings already applied.
+				assertThat(context.getBean(OrderedCustomizers.class).confirmsSeen).isTrue();
+				assertThat(publisher.isSimplePublisherConfirms()).isTrue();
+			});
+	}
+
+	@Test
+	void customizerThatTurnsConfirmsOffFailsStartup() {
+		this.contextRunner
+			.withBean(RetryPublisherConnectionFactoryCustomizer.class,
+					() -> (factory) -> factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.NONE))
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
+				.hasMessageContaining("SIMPLE")
+				.hasMessageContaining("RetryPublisherConnectionFactoryCustomizer"));
+	}
+
+	@Test
+	void customizerThatOpensAConnectionPerForwardFailsStartup() {
+		this.contextRunner
+			.withBean(RetryPublisherConnectionFactoryCustomizer.class,
+					() -> (factory) -> factory.setCacheMode(CachingConnectionFactory.CacheMode.CONNECTION))
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("cache mode CHANNEL"));
 	}
 
 	@Test
@@ -88,6 +130,28 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 			assertThat(context.getBean(ConnectionFactory.class)).isSameAs(application);
 			assertThat(context.getBean(RabbitTemplate.class).getConnectionFactory()).isSameAs(application);
 		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OrderedCustomizers {
+
+		volatile boolean confirmsSeen;
+
+		@Bean
+		@Order(2)
+		RetryPublisherConnectionFactoryCustomizer second() {
+			return (factory) -> factory.setChannelCacheSize(factory.getChannelCacheSize() * 2);
+		}
+
+		@Bean
+		@Order(1)
+		RetryPublisherConnectionFactoryCustomizer first() {
+			return (factory) -> {
+				this.confirmsSeen = factory.isSimplePublisherConfirms();
+				factory.setChannelCacheSize(40);
+			};
+		}
+
 	}
 
 }

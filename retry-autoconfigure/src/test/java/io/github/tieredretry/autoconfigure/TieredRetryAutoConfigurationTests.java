@@ -99,41 +99,6 @@ class TieredRetryAutoConfigurationTests extends AutoConfigurationTestSupport {
 	}
 
 	@Test
-	void userRetryTopologyReplacesOurs() {
-		this.contextRunner.withUserConfiguration(UserTopologyConfiguration.class).run((context) -> {
-			assertThat(context).hasSingleBean(RetryTopology.class);
-			RetryTopology topology = context.getBean(RetryTopology.class);
-			assertThat(topology).isSameAs(context.getBean("userTopology"));
-			assertThat(queueNames(checked(context))).containsExactly("user.parking-lot",
-					"retry.delay.2s", "retry.delay.4s");
-		});
-	}
-
-	@Test
-	void userListenerPoliciesReplaceOurs() {
-		this.contextRunner.withUserConfiguration(UserListenerPoliciesConfiguration.class)
-			.run((context) -> assertThat(context).hasSingleBean(ListenerPolicies.class)
-				.getBean(ListenerPolicies.class)
-				.isSameAs(context.getBean("userPolicies")));
-	}
-
-	@Test
-	void userMessageForwarderReplacesOurs() {
-		this.contextRunner.withUserConfiguration(UserForwarderConfiguration.class)
-			.run((context) -> assertThat(context).hasSingleBean(MessageForwarder.class)
-				.getBean(MessageForwarder.class)
-				.isSameAs(context.getBean("userForwarder")));
-	}
-
-	@Test
-	void userRegistryReplacesOurs() {
-		this.contextRunner.withUserConfiguration(UserRegistryConfiguration.class)
-			.run((context) -> assertThat(context).hasSingleBean(RetryableListenerRegistry.class)
-				.getBean(RetryableListenerRegistry.class)
-				.isSameAs(context.getBean("userRegistry")));
-	}
-
-	@Test
 	void failureAnalyzersAreRegistered() {
 		List<FailureAnalyzer> analyzers = SpringFactoriesLoader.forDefaultResourceLocation(getClass().getClassLoader())
 			.load(FailureAnalyzer.class, null, (factoryType, implementationName, failure) -> {

@@ -1,0 +1,189 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.annotation.Order;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link RetryFailureClassifier} beans decide, in order, before the policy's exception types: an HTTP-like
+ * status says whether a retry can help where the exception type cannot.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class RetryFailureClassifierIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("classifier");
+
+	static final String CALLS = queues.name("calls");
+
+	static final String PARKING_LOT = queues.name("parking");
+
+	static final String TIER = queues.owned("retry.delay.190ms");
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.calls", () -> CALLS);
+		registry.add("retry.parking-lot", () -> PARKING_LOT);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.tiers", () -> "190ms");
+		registry.add("retry.defaults.max-retries", () -> "2");
+		registry.add("retry.defaults.delays", () -> "190ms");
+		// By type, a status failure is never retried: the classifier knows better for a 503.
+		registry.add("retry.defaults.no-retry-on", () -> StatusException.class.getName());
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	StatusClassifier statusClassifier;
+
+	@Test
+	void clientErrorIsParkedAtOnceAndTheClassifierSeesTheListener() {
+		String id = Messages.publish(queues.broker(), "", CALLS, "status:400");
+		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StatusException.class.getName());
+		assertThat(this.recorder.count(id)).isOne();
+		assertThat(this.statusClassifier.listeners).isNotEmpty()
+			.allSatisfy((listener) -> assertThat(listener.listener()).isEqualTo("RetryFailureClassifierIntegrationTests.Listeners#onCall"))
+			.allSatisfy((listener) -> assertThat(listener.queues()).containsExactly(CALLS));
+	}
+
+	@Test
+	void unavailableIsRetriedAlthoughItsTypeIsNoRetryOn() {
+		String id = Messages.publish(queues.broker(), "", CALLS, "status:503");
+		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
+		assertThat(queues.parkingLot(PARKING_LOT).find(id)).isNull();
+	}
+
+	@Test
+	void classifierThatThrowsLeavesTheDecisionToThePolicy() {
+		// The first classifier has no opinion, the second throws: the policy retries it (its type is
+		// retryable) and parks it when its retries are spent.
+		String id = Messages.publish(queues.broker(), "", CALLS, "classifier-bug");
+		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
+		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
+		assertThat(this.recorder.count(id)).isEqualTo(3);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		Queue callsQueue() {
+			return new Queue(CALLS);
+		}
+
+		@Bean
+		Listeners listeners(InvocationRecorder recorder) {
+			return new Listeners(recorder);
+		}
+
+		@Bean
+		@Order(1)
+		StatusClassifier statusClassifier() {
+			return new StatusClassifier();
+		}
+
+		@Bean
+		@Order(2)
+		RetryFailureClassifier buggyClassifier() {
+			return (listener, failure) -> {
+				throw new UnsupportedOperationException("a classifier's bug");
+			};
+		}
+
+	}
+
+	/** Like a REST client's error: 4xx will not change on a retry, 5xx may. */
+	static class StatusException extends RuntimeException {
+
+		final int status;
+
+		StatusException(int status) {
+			super("HTTP " + status);
+			this.status = status;
+		}
+
+	}
+
+	static class StatusClassifier implements RetryFailureClassifier {
+
+		final List<RetryableListenerInfo> listeners = new CopyOnWriteArrayList<>();
+
+		@Override
+		public Classification classify(RetryableListenerInfo listener, Throwable failure) {
+			this.listeners.add(listener);
+			if (failure instanceof StatusException status) {
+				return (status.status < 500) ? Classification.NOT_RETRYABLE : Classification.RETRYABLE;
+			}
+			return Classification.UNDECIDED;
+		}
+
+	}
+
+	static class Listeners {
+
+		private final InvocationRecorder recorder;
+
+		Listeners(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.calls}")
+		@RetryableListener
+		void onCall(Message message) {
+			String body = new String(message.getBody());
+			boolean firstDelivery = message.getMessageProperties().getRetryCount() == 0;
+			boolean fails = body.startsWith("status:4") || body.equals("classifier-bug")
+					|| (body.startsWith("status:5") && firstDelivery);
+			this.recorder.record(message, !fails);
+			if (!fails) {
+				return;
+			}
+			if (body.startsWith("status:")) {
+				throw new StatusException(Integer.parseInt(body.substring("status:".length())));
+			}
+			throw new IllegalStateException("no classifier knows this one");
+		}
+
+	}
+
+}
