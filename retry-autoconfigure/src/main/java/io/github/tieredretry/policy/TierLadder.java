@@ -60,11 +60,11 @@ public final class TierLadder {
 		Duration previous = null;
 		for (Duration tier : tiers) {
 			if (tier == null || tier.isNegative() || tier.isZero()) {
-				return "tier '" + tier + "' must be a positive duration";
+				return "tier '" + DurationText.of(tier) + "' must be a positive duration";
 			}
 			// getNano() and compareTo(), not toNanos() or toMillis(): those overflow for very long durations.
 			if (tier.getNano() % 1_000_000 != 0) {
-				return "tier '" + tier + "' must be a whole number of milliseconds (x-message-ttl is in ms)";
+				return "tier '" + DurationText.of(tier) + "' must be a whole number of milliseconds (x-message-ttl is in ms)";
 			}
 			if (tier.compareTo(MAX_TTL) > 0) {
 				return "tier '" + ((tier.getSeconds() < MAX_NAMED_SECONDS) ? nameOf(tier) : tier.toString())

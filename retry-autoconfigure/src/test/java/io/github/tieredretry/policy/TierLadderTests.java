@@ -157,7 +157,7 @@ class TierLadderTests {
 	@Test
 	void zeroTierIsAProblem() {
 		assertThat(TierLadder.problemWith(List.of(Duration.ZERO, Duration.ofSeconds(1))))
-			.isEqualTo("tier 'PT0S' must be a positive duration");
+			.isEqualTo("tier '0s' must be a positive duration");
 	}
 
 	@Test
