@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * no ack;</li>
  * <li>{@code tiered-retry-maintenance}: whatever waits for the broker's reply and can wait: topology checks
  * and declarations, closing channels for good;</li>
- * <li>{@code tiered-retry-timer}: confirm timeouts and delayed tasks; it only hands tasks to the others.</li>
+ * <li>{@code tiered-retry-timer}: delayed tasks, handed to the others; a confirm timeout (a short bookkeeping step) is settled on it.</li>
  * </ul>
  * Confirms, returns and channel shutdowns arrive on the connection's I/O thread, which must never block:
  * what follows them is handed to one of the threads above.

@@ -30,7 +30,7 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	}
 
 	/**
-	 * The message arrived before its retry was due (its delay is longer than the largest tier): it waits
+	 * The message arrived before its retry was due (its delay is composed of several tiers): it waits
 	 * in a tier again, without invoking the listener.
 	 *
 	 * @param tier the tier it waits in

@@ -135,7 +135,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		Instant now = this.runtime.clock().instant();
 		Duration hopTier = this.decider.tierForEarlyArrival(state, now);
 		if (hopTier != null) {
-			// Its delay is longer than the largest tier: wait again, do not invoke the listener early.
+			// Its delay is composed of several tiers: wait again, do not invoke the listener early.
 			this.sender.send(delivery.forward(new Forward.Hop(hopTier), Forward.tierQueue(hopTier),
 					HeaderChanges.forHop(hopTier)), acknowledgement);
 			return;

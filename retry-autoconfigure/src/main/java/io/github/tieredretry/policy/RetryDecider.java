@@ -22,7 +22,8 @@ public final class RetryDecider {
 
 	/**
 	 * Decide whether a message that just arrived must go through a tier again before the listener may see
-	 * it, which happens when its delay is longer than the largest tier.
+	 * it, which happens when its delay is not one tier but composed of several (longer than the largest tier,
+	 * or between two tiers).
 	 * <p>
 	 * A due time further ahead than the policy's longest delay cannot come from this starter (forged or
 	 * corrupt header): it is ignored so that it can never hold a message longer than its policy allows.
