@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -23,7 +24,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A RabbitMQ cluster of the harness's own: {@link LocalRabbitNode local nodes} with their own names
- * ({@code tiered-retry-harness-<pid>-1@localhost}, {@code -2}, ...), AMQP and distribution ports and
+ * ({@code tiered-retry-harness-<pid>-c<n>-1@localhost}, {@code -2}, ...), AMQP and distribution ports and
  * directories, sharing an Erlang cookie of their own, joined with {@code rabbitmqctl join_cluster}. Quorum
  * queues declared once all nodes have joined get a member on every node.
  * <p>
@@ -32,6 +33,9 @@ import static org.awaitility.Awaitility.await;
  * {@code close_all_connections} on every running node.
  */
 public final class LocalRabbitCluster implements HarnessBroker {
+
+	/** Numbers the clusters one JVM starts, so that their node names never repeat. */
+	private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
 	private static final String QUORUM_CRITICAL_CHECK = "check_if_node_is_quorum_critical";
 
@@ -81,7 +85,9 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 */
 	static LocalRabbitCluster start(Path scripts, Path workDirectory, int size, String advancedConfig) {
 		String cookie = LocalRabbitNode.newCookie();
-		String prefix = LocalRabbitNode.NODE_PREFIX + ProcessHandle.current().pid() + "-";
+		// "-c<n>-": never the name of a single harness node of this JVM ("-<n>"), which may still be running.
+		String prefix = LocalRabbitNode.NODE_PREFIX + ProcessHandle.current().pid() + "-c" + CLUSTERS.incrementAndGet()
+				+ "-";
 		List<LocalRabbitNode> nodes = new ArrayList<>();
 		for (int i = 1; i <= size; i++) {
 			nodes.add(LocalRabbitNode.prepare(scripts, workDirectory, prefix + i, cookie, advancedConfig));

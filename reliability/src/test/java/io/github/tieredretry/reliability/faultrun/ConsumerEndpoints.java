@@ -21,6 +21,8 @@ final class ConsumerEndpoints {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
+	private static final String REPLAY = "/actuator/retry/parking-lot/replay";
+
 	private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
 	/**
@@ -65,18 +67,44 @@ final class ConsumerEndpoints {
 	}
 
 	/**
-	 * {@code POST /actuator/retry/parking-lot/replay} with body {@code {"queue": "..."}}.
+	 * {@code POST /actuator/retry/parking-lot/replay} with body {@code {"queue": "..."}}, which starts the
+	 * replay in the background ({@code 202}), then {@code GET} of the same path until it no longer runs.
 	 * @param port the instance's HTTP port
 	 * @param queue the origin queue whose parked messages to replay
-	 * @return the endpoint's answer ({@code moved}, {@code stayed}, {@code stayedByReason}, {@code scanned})
+	 * @return the finished replay's status ({@code moved}, {@code stayed}, {@code stayedByReason},
+	 * {@code scanned})
 	 */
 	JsonNode replay(int port, String queue) {
-		HttpRequest request = HttpRequest.newBuilder(uri(port, "/actuator/retry/parking-lot/replay"))
-			.timeout(Duration.ofMinutes(5))
+		HttpRequest request = HttpRequest.newBuilder(uri(port, REPLAY))
+			.timeout(Duration.ofMinutes(1))
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("queue", queue))))
 			.build();
-		return send(request);
+		JsonNode status = send(request);
+		String id = status.path("id").asText();
+		long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+		while ("running".equals(status.path("state").asText())) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Replay " + id + " on port " + port + " still runs after 5 minutes: "
+						+ status);
+			}
+			sleep(Duration.ofMillis(50));
+			status = get(port, REPLAY, Duration.ofSeconds(30));
+			if (!id.equals(status.path("id").asText())) {
+				throw new IllegalStateException("Another replay than " + id + " on port " + port + ": " + status);
+			}
+		}
+		return status;
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted waiting for a replay", ex);
+		}
 	}
 
 	private JsonNode get(int port, String path, Duration timeout) {
@@ -89,8 +117,8 @@ final class ConsumerEndpoints {
 			if (response.statusCode() == 404) {
 				throw new NotFoundException(request.uri() + ": 404");
 			}
-			// A DOWN health answers 503 with its body: still an answer.
-			if (response.statusCode() != 200 && response.statusCode() != 503) {
+			// A DOWN health answers 503 with its body, a replay started in the background 202: still answers.
+			if (response.statusCode() != 200 && response.statusCode() != 202 && response.statusCode() != 503) {
 				throw new IllegalStateException(request.uri() + ": HTTP " + response.statusCode() + " " + response.body());
 			}
 			return json.readTree(response.body());

@@ -96,7 +96,7 @@ final class NodeFaults {
 	}
 
 	/**
-	 * A short name for the report: {@code tiered-retry-harness-42-2@localhost} is {@code node 2}.
+	 * A short name for the report: {@code tiered-retry-harness-42-c1-2@localhost} is {@code node 2}.
 	 * @param node the node's name
 	 * @return the short name
 	 */
