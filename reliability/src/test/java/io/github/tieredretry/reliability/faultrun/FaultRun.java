@@ -503,7 +503,8 @@ final class FaultRun {
 			}
 		}
 		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(),
-				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies, lost, lostExamples,
+				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies,
+				journals.settledFromParkingLot(), lost, lostExamples,
 				notPublished, lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates, windows.windows(),
 				producer.resent(), foreignParked, stillQueued, faults, replicas, this.settings.consumerInstances(),
 				countIncarnations(), longestPause(outcomeTimes, startedAt), stalled, elapsed);
@@ -539,6 +540,8 @@ final class FaultRun {
 
 		private long quietSince;
 
+		private long parkingLotReadAt;
+
 		EndOfRun(JournalTail journals, List<AppliedFault> faults) {
 			this.journals = journals;
 			this.faults = faults;
@@ -547,6 +550,14 @@ final class FaultRun {
 		boolean reached() {
 			if (this.journals.refresh().settledMessages() == FaultRun.this.settings.messages()) {
 				return true;
+			}
+			if (inFlightMessages() == 0 && System.currentTimeMillis() - this.parkingLotReadAt >= 1_000) {
+				// Nothing left in flight: a message may be parked with its journal line lost to a SIGKILL.
+				this.parkingLotReadAt = System.currentTimeMillis();
+				this.journals.settleParked(FaultRun.this.parkingLot.browse());
+				if (this.journals.settledMessages() == FaultRun.this.settings.messages()) {
+					return true;
+				}
 			}
 			if (!onlyLostByBrokerUnsettled() || inFlightMessages() > 0) {
 				this.quietSince = 0;

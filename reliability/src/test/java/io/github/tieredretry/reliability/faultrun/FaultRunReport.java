@@ -23,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * @param processedRecords processing records, duplicates included
  * @param parkedMessages messages parked at least once
  * @param parkedCopies parked copies, duplicates included, by reason
+ * @param parkedWithoutJournalLine parked messages the journals never reported (their consumer was killed between
+ * the ack and the event), counted from the parking lot
  * @param lost messages neither processed nor parked
  * @param lostExamples a few lost messages, with their plan
  * @param notPublished messages the producer had not published (confirmed) when the run stopped: only a
@@ -47,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * @param elapsed from the first publish to the last outcome
  */
 record FaultRunReport(QueueType queueType, String broker, int messages, Map<FaultPlan.Behaviour, Integer> plan,
-		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int lost,
+		int processedMessages, long processedRecords, int parkedMessages, Map<String, Integer> parkedCopies, int parkedWithoutJournalLine, int lost,
 		List<String> lostExamples, int notPublished, int lostByBroker, List<String> lostByBrokerExamples, int wrongOutcome,
 		List<String> wrongExamples, long duplicates, List<DuplicateWindows.Window> duplicateWindows,
 		long producerResends, long foreignParked, long stillQueued, List<FaultRun.AppliedFault> faults,
@@ -98,8 +100,10 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 		}
 		lines.add(String.format("processed    : %d messages (%d records)", this.processedMessages,
 				this.processedRecords));
-		lines.add(String.format("parked       : %d messages (copies by reason: %s)", this.parkedMessages,
-				new TreeMap<>(this.parkedCopies)));
+		lines.add(String.format("parked       : %d messages (copies by reason: %s)%s", this.parkedMessages,
+				new TreeMap<>(this.parkedCopies), (this.parkedWithoutJournalLine == 0) ? ""
+						: "; " + this.parkedWithoutJournalLine + " without a journal line (their consumer was killed "
+								+ "between the park's ack and its event), seen in the parking lot"));
 		lines.add(String.format("LOST         : %d%s", this.lost,
 				this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
 		if (this.notPublished > 0) {

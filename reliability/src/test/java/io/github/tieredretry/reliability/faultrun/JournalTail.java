@@ -39,6 +39,8 @@ final class JournalTail {
 
 	private final BitSet settled;
 
+	private int settledFromParkingLot;
+
 	private final long[] lastTierExpiryFrom;
 
 	private final long[] lastTierExpiryTo;
@@ -230,6 +232,33 @@ final class JournalTail {
 	 * Messages with at least one outcome (processed or parked) so far.
 	 * @return the count
 	 */
+	/**
+	 * Count messages found in the parking lot as settled. A parked message's journal line is written by an
+	 * event listener after the park was acked: a consumer SIGKILLed in between leaves the message parked
+	 * without its line, and only the parking lot says it has its outcome.
+	 * @param copies the parking lot's copies
+	 * @return how many messages this settled that no journal line had
+	 */
+	synchronized int settleParked(List<ParkedCopy> copies) {
+		int found = 0;
+		for (ParkedCopy copy : copies) {
+			if (!copy.isForeign() && !this.settled.get(copy.index())) {
+				this.settled.set(copy.index());
+				found++;
+			}
+		}
+		this.settledFromParkingLot += found;
+		return found;
+	}
+
+	/**
+	 * Messages settled only by {@link #settleParked}: parked without a journal line.
+	 * @return how many
+	 */
+	synchronized int settledFromParkingLot() {
+		return this.settledFromParkingLot;
+	}
+
 	synchronized int settledMessages() {
 		return this.settled.cardinality();
 	}
