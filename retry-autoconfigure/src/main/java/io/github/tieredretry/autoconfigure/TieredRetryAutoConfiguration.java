@@ -16,6 +16,7 @@ import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.listener.RetryableListenerVerifier;
 import io.github.tieredretry.listener.RetryShutdown;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
@@ -174,11 +175,12 @@ public final class TieredRetryAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
-			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates) {
+			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates,
+			ObjectProvider<RetryObservations> observations) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates, Clock.systemUTC());
+				events, registry, gates, observations.getIfAvailable(() -> RetryObservations.DISABLED), Clock.systemUTC());
 	}
 
 	@Bean

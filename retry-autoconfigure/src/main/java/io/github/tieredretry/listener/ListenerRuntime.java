@@ -8,6 +8,7 @@ import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.observation.RetryObservations;
 
 /**
  * What every retryable listener of an application shares.
@@ -23,10 +24,12 @@ import io.github.tieredretry.headers.FailureHeaderSettings;
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
  * @param pendingRequeues messages that go back to their queue after a pause
+ * @param observations observes forwards
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
-		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues) {
+		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues,
+		RetryObservations observations) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);
