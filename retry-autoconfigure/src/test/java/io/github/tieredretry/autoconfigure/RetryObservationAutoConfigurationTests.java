@@ -96,7 +96,8 @@ class RetryObservationAutoConfigurationTests {
 
 	@Test
 	void worksWithoutMicrometerTracingOnTheClassPath() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.tracing"))
+		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.tracing",
+				"org.springframework.boot.micrometer.tracing"))
 			.withBean(ObservationRegistry.class, ObservationRegistry::create)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RetryObservations.class)
