@@ -42,7 +42,11 @@ public final class RetryObservationAutoConfiguration {
 		return new RetryObservations(registry, forwardConvention.getIfUnique(), replayConvention.getIfUnique());
 	}
 
-	/** Spans of forwards and replays, when Micrometer Tracing has a tracer. */
+	/**
+	 * Spans of forwards and replays, when Micrometer Tracing has a tracer. After Spring Boot's tracing
+	 * auto-configuration: the handler is a {@code PropagatingSenderTracingObservationHandler}, and Spring Boot
+	 * defines its own (for every other sender, such as the {@code RabbitTemplate}) only if there is none yet.
+	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler")
 	@ConditionalOnBean(type = { "io.micrometer.tracing.Tracer", "io.micrometer.tracing.propagation.Propagator" })

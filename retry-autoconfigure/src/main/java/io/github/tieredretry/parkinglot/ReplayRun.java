@@ -244,8 +244,10 @@ final class ReplayRun {
 			try {
 				ReplayRun.this.replayer.publish(origin, context.publishedProperties(), response.getBody());
 			}
-			catch (ForwardFailedException ex) {
-				context.stayed(stayReason(ex).value());
+			catch (RuntimeException ex) {
+				StayReason reason = (ex instanceof ForwardFailedException failed) ? stayReason(failed)
+						: StayReason.PUBLISH_FAILED;
+				context.stayed(reason.value());
 				RetryObservations.stop(observation, ex);
 				throw ex;
 			}

@@ -2,6 +2,7 @@ package io.github.tieredretry.observation;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletionException;
 
 import com.rabbitmq.client.AMQP;
 import io.micrometer.common.KeyValue;
@@ -103,6 +104,17 @@ class RetryObservationsTests {
 				KeyValue.of("reason", "origin-queue-missing"));
 		assertThat(context.getHighCardinalityKeyValues()).contains(KeyValue.of("replay", "2"));
 		assertThat(context.getError()).hasMessage("returned");
+	}
+
+	@Test
+	void aForwardThatFailsRecordsWhyOnItsObservation() {
+		RetryForwardContext context = RetryForwardContext.hop(RECEIVED, "orders", "retry.delay.1h", "1h", 2);
+		IllegalStateException nacked = new IllegalStateException("nacked by the broker");
+
+		RetryObservations.stop(observations(null).startForward(context), new CompletionException(nacked));
+
+		assertThat(context.getError()).isSameAs(nacked);
+		assertThat(this.recording.stopped).isTrue();
 	}
 
 	@Test
