@@ -15,7 +15,8 @@ import io.github.tieredretry.topology.QueueType;
 /**
  * Benchmark 1: what {@code @RetryableListener} costs when nothing fails. The same backlog is consumed by a
  * plain {@code @RabbitListener} and by the same listener with tiered retries, with quorum tiers (the default)
- * and with classic tiers.
+ * and with classic tiers; and, with quorum tiers, with Spring AMQP's listener and template observations on,
+ * without a tracer and with Spring Boot's OpenTelemetry tracer.
  */
 final class HappyPathBenchmark {
 
@@ -24,6 +25,10 @@ final class HappyPathBenchmark {
 	static final String RETRYABLE = "@RetryableListener, quorum tiers";
 
 	static final String RETRYABLE_CLASSIC = "@RetryableListener, classic tiers";
+
+	static final String OBSERVED = "@RetryableListener, observation on, no tracer";
+
+	static final String TRACED = "@RetryableListener, observation on, OpenTelemetry tracer";
 
 	private HappyPathBenchmark() {
 	}
@@ -34,6 +39,8 @@ final class HappyPathBenchmark {
 		sides.put(PLAIN, backlogOf(run, run.side(PLAIN, RunContext.PLAIN, BenchmarkListeners.HAPPY), messages));
 		sides.put(RETRYABLE, backlogOf(run, retryable(run, RETRYABLE, QueueType.QUORUM), messages));
 		sides.put(RETRYABLE_CLASSIC, backlogOf(run, retryable(run, RETRYABLE_CLASSIC, QueueType.CLASSIC), messages));
+		sides.put(OBSERVED, backlogOf(run, run.side(OBSERVED, RunContext.OBSERVED, BenchmarkListeners.HAPPY), messages));
+		sides.put(TRACED, backlogOf(run, run.side(TRACED, RunContext.TRACED, BenchmarkListeners.HAPPY), messages));
 		Alternation.Outcome outcome = run.alternate("happy-path", sides);
 		SideSeries plain = outcome.series(PLAIN);
 		SideSeries quorum = outcome.series(RETRYABLE);
@@ -41,7 +48,11 @@ final class HappyPathBenchmark {
 				outcome.allSeries(),
 				List.of(RatioSeries.of("@RetryableListener (quorum tiers) ÷ " + PLAIN, quorum, plain, 0.97),
 						RatioSeries.of("@RetryableListener: quorum ÷ classic tiers", quorum,
-								outcome.series(RETRYABLE_CLASSIC), Double.NaN)),
+								outcome.series(RETRYABLE_CLASSIC), Double.NaN),
+						RatioSeries.of("@RetryableListener: observation on, no tracer ÷ off", outcome.series(OBSERVED),
+								quorum, 0.97),
+						RatioSeries.of("@RetryableListener: observation on, OpenTelemetry tracer ÷ off",
+								outcome.series(TRACED), quorum, Double.NaN)),
 				outcome.orders());
 	}
 

@@ -41,6 +41,25 @@ final class RunContext implements AutoCloseable {
 	/** Application with Spring AMQP's blocking retry and {@code RepublishMessageRecovererWithConfirms}. */
 	static final String RECOVERER = "recoverer";
 
+	/**
+	 * Application with {@code @RetryableListener}s and quorum tiers whose listener containers and template observe
+	 * (Spring Boot's {@code observation-enabled} properties), without a tracer.
+	 */
+	static final String OBSERVED = "observed";
+
+	/** The same, with Spring Boot's OpenTelemetry tracer recording every message's spans. */
+	static final String TRACED = "traced";
+
+	/**
+	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the class path of every
+	 * application of the run, they would give the others a tracer too.
+	 */
+	private static final String TRACING_AUTO_CONFIGURATIONS = String.join(",",
+			"org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration",
+			"org.springframework.boot.micrometer.tracing.autoconfigure.MicrometerTracingAutoConfiguration",
+			"org.springframework.boot.micrometer.tracing.autoconfigure.NoopTracerAutoConfiguration",
+			"org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration");
+
 	private static final List<String> LISTENERS = List.of(BenchmarkListeners.HAPPY, BenchmarkListeners.STORM,
 			BenchmarkListeners.FORWARDING, BenchmarkListeners.ACCURACY);
 
@@ -213,6 +232,17 @@ final class RunContext implements AutoCloseable {
 						BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE)));
 				usedListeners.add(BenchmarkListeners.FORWARDING);
 			}
+			case OBSERVED, TRACED -> {
+				putRetryableProperties(properties, name, BenchmarkSettings.DEFAULT_TIER_TYPE);
+				properties.put("spring.rabbitmq.listener.simple.observation-enabled", "true");
+				properties.put("spring.rabbitmq.template.observation-enabled", "true");
+				if (TRACED.equals(name)) {
+					properties.remove("spring.autoconfigure.exclude");
+					// Every message traced: the most a tracer can cost (Spring Boot's default keeps 10%).
+					properties.put("management.tracing.sampling.probability", "1.0");
+				}
+				usedListeners.addAll(LISTENERS);
+			}
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
 				usedListeners.addAll(LISTENERS);
@@ -287,6 +317,7 @@ final class RunContext implements AutoCloseable {
 		properties.put("logging.level.org.springframework.amqp.rabbit.retry", "ERROR");
 		properties.put("logging.level.io.github.tieredretry.benchmarks.app", "ERROR");
 		properties.put("retry.enabled", "false");
+		properties.put("spring.autoconfigure.exclude", TRACING_AUTO_CONFIGURATIONS);
 		properties.put("benchmarks.listener-work", this.settings.listenerWork().toNanos() + "ns");
 		properties.put("spring.rabbitmq.listener.type", "simple");
 		properties.put("spring.rabbitmq.listener.simple.concurrency", String.valueOf(this.settings.concurrency()));

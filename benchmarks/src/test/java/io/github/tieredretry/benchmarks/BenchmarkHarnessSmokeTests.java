@@ -52,7 +52,10 @@ class BenchmarkHarnessSmokeTests {
 					.allSatisfy((value) -> assertThat(value).isPositive().isFinite()));
 		}
 		assertThat(results.happyPath().sides()).extracting(SideSeries::label)
-			.containsExactly(HappyPathBenchmark.PLAIN, HappyPathBenchmark.RETRYABLE, HappyPathBenchmark.RETRYABLE_CLASSIC);
+			.containsExactly(HappyPathBenchmark.PLAIN, HappyPathBenchmark.RETRYABLE, HappyPathBenchmark.RETRYABLE_CLASSIC,
+					HappyPathBenchmark.OBSERVED, HappyPathBenchmark.TRACED);
+		assertThat(results.happyPath().ratios()).extracting(RatioSeries::target)
+			.containsExactly(0.97, Double.NaN, 0.97, Double.NaN);
 		assertThat(results.failureStorm().sides()).extracting(SideSeries::label)
 			.containsExactly(FailureStormBenchmark.TIERED_NO_FAILURES, FailureStormBenchmark.TIERED_STORM,
 					FailureStormBenchmark.LIMIT_NO_FAILURES, FailureStormBenchmark.LIMIT_STORM,

@@ -8,6 +8,7 @@ import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplaySettings;
 import io.github.tieredretry.topology.RetryTopology;
@@ -41,9 +42,9 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ParkingLotService retryParkingLotService(ConnectionFactory connectionFactory, RetryTopology topology,
-			MessageForwarder forwarder, RetryProperties properties) {
+			MessageForwarder forwarder, RetryProperties properties, ObjectProvider<RetryObservations> observations) {
 		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, replaySettings(properties),
-				Clock.systemUTC());
+				observations.getIfAvailable(() -> RetryObservations.DISABLED), Clock.systemUTC());
 	}
 
 	@Bean

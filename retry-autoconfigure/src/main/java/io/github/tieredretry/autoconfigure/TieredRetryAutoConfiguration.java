@@ -17,6 +17,7 @@ import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.listener.RetryableListenerVerifier;
 import io.github.tieredretry.listener.RetryShutdown;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
@@ -166,11 +167,12 @@ public final class TieredRetryAutoConfiguration {
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
 			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates,
-			ObjectProvider<RetryFailureClassifier> classifiers) {
+			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryObservations> observations) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates, classifiers.orderedStream().toList(), Clock.systemUTC());
+				events, registry, gates, classifiers.orderedStream().toList(),
+				observations.getIfAvailable(() -> RetryObservations.DISABLED), Clock.systemUTC());
 	}
 
 	@Bean

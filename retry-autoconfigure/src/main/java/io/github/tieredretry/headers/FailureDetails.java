@@ -38,6 +38,21 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	}
 
 	/**
+	 * The simple name of a class name, like {@link Class#getSimpleName()}: short and bounded, for metric and
+	 * observation tags.
+	 * @param className a fully qualified class name, possibly empty
+	 * @return the simple name, empty when there is none
+	 */
+	public static String simpleName(String className) {
+		String name = className.substring(className.lastIndexOf('.') + 1);
+		String nested = name.substring(name.lastIndexOf('$') + 1);
+		if (!nested.isEmpty() && !Character.isDigit(nested.charAt(0))) {
+			name = nested;
+		}
+		return name.strip();
+	}
+
+	/**
 	 * An exception's message, or a placeholder when asking for it throws: describing a failure must never
 	 * fail, or the message it belongs to could not be retried or parked.
 	 * @param failure the exception

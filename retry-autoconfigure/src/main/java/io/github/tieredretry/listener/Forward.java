@@ -4,9 +4,12 @@ import java.time.Duration;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.FailureDetails;
+import io.github.tieredretry.observation.RetryForwardContext;
 import io.github.tieredretry.policy.FailureDecision;
 import io.github.tieredretry.policy.RetryState;
+import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.topology.RetryTopology;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Message;
 
@@ -43,8 +46,9 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	 *
 	 * @param decision when and through which tier
 	 * @param details what failed
+	 * @param failure the listener's exception, for its observation
 	 */
-	record Retry(FailureDecision.Retry decision, FailureDetails details) implements Step {
+	record Retry(FailureDecision.Retry decision, FailureDetails details, Throwable failure) implements Step {
 	}
 
 	/**
@@ -63,6 +67,35 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	 */
 	boolean toTier() {
 		return !(this.step instanceof Park);
+	}
+
+	/**
+	 * The listener's exception that made the message move on.
+	 * @return it, or {@code null} for a hop (the listener was not invoked)
+	 */
+	@Nullable Throwable failure() {
+		if (this.step instanceof Retry retry) {
+			return retry.failure();
+		}
+		return (this.step instanceof Park park) ? park.failure() : null;
+	}
+
+	/**
+	 * What an observation of this forward records.
+	 * @return the observation's context
+	 */
+	RetryForwardContext observationContext() {
+		long attempt = this.state.retries() + 1;
+		if (this.step instanceof Retry retry) {
+			return RetryForwardContext.retried(this.properties, this.queue, this.target,
+					TierLadder.nameOf(retry.decision().tier()), retry.details().exceptionClass(), attempt);
+		}
+		if (this.step instanceof Park park) {
+			return RetryForwardContext.parked(this.properties, this.queue, this.target, park.decision().reason().value(),
+					park.details().exceptionClass(), attempt);
+		}
+		return RetryForwardContext.hop(this.properties, this.queue, this.target,
+				TierLadder.nameOf(((Hop) this.step).tier()), attempt);
 	}
 
 	/**

@@ -9,10 +9,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
+import io.github.tieredretry.observation.RetryForwardContext;
+import io.github.tieredretry.observation.RetryObservations;
+import io.micrometer.observation.Observation;
 
 /**
  * Sends one listener's forwards and settles their originals: acked when the broker has confirmed the
@@ -44,6 +48,8 @@ final class ForwardSender {
 
 	private final PendingRequeues pendingRequeues;
 
+	private final RetryObservations observations;
+
 	/**
 	 * One pause per forward target: a parking lot that cannot be reached must keep slowing its forwards
 	 * down even while forwards to the tiers succeed.
@@ -63,10 +69,11 @@ final class ForwardSender {
 	 * it goes back to its queue
 	 * @param holdLimit how many failed messages one consumer holds while the broker blocks publishing
 	 * @param pendingRequeues where messages wait for their pause to end before they go back
+	 * @param observations observes forwards
 	 */
 	ForwardSender(MessageForwarder forwarder, RetryExecutors executors, RetryNotifications notifications,
 			Supplier<ForwardFailurePause> pauseFactory, Duration blockedRequeuePause, int holdLimit,
-			PendingRequeues pendingRequeues) {
+			PendingRequeues pendingRequeues, RetryObservations observations) {
 		this.forwarder = forwarder;
 		this.executors = executors;
 		this.notifications = notifications;
@@ -74,6 +81,7 @@ final class ForwardSender {
 		this.blockedRequeuePause = blockedRequeuePause;
 		this.holdLimit = Math.max(1, holdLimit);
 		this.pendingRequeues = pendingRequeues;
+		this.observations = observations;
 	}
 
 	ForwardFailurePause pause(String target) {
@@ -94,6 +102,10 @@ final class ForwardSender {
 	 * @param acknowledgement the original's acknowledgement
 	 */
 	void send(Forward forward, Acknowledgement acknowledgement) {
+		Throwable listenerFailure = forward.failure();
+		if (listenerFailure != null && this.observations.isEnabled()) {
+			this.observations.listenerFailed(listenerFailure);
+		}
 		Channel consumer = acknowledgement.channel();
 		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
 		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked()) {
@@ -111,15 +123,25 @@ final class ForwardSender {
 			}
 			return;
 		}
+		Observation observation = Observation.NOOP;
+		AMQP.BasicProperties properties = forward.properties();
+		if (this.observations.isEnabled()) {
+			// On the consumer thread: the delivery's listener observation is the forward's parent.
+			RetryForwardContext context = forward.observationContext();
+			observation = this.observations.startForward(context);
+			properties = context.publishedProperties();
+		}
 		CompletableFuture<Void> publish;
 		try {
-			publish = forward.toTier() ? this.forwarder.toTier(forward.queue(), forward.properties(), forward.body())
-					: this.forwarder.toParkingLot(forward.properties(), forward.body());
+			publish = forward.toTier() ? this.forwarder.toTier(forward.queue(), properties, forward.body())
+					: this.forwarder.toParkingLot(properties, forward.body());
 		}
 		catch (RuntimeException ex) {
 			publish = CompletableFuture.failedFuture(ex);
 		}
+		Observation forwarding = observation;
 		publish.whenComplete((confirmed, failure) -> {
+			RetryObservations.stop(forwarding, failure);
 			release(consumer, held);
 			settleLater(forward, acknowledgement, failure);
 		});

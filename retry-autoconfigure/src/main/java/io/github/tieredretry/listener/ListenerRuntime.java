@@ -9,6 +9,7 @@ import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.observation.RetryObservations;
 
 /**
  * What every retryable listener of an application shares.
@@ -25,11 +26,12 @@ import io.github.tieredretry.headers.FailureHeaderSettings;
  * @param events where retry events are published
  * @param pendingRequeues messages that go back to their queue after a pause
  * @param classifiers the application's failure classifiers, in order
+ * @param observations observes forwards
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
 		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues,
-		List<RetryFailureClassifier> classifiers) {
+		List<RetryFailureClassifier> classifiers, RetryObservations observations) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

@@ -14,6 +14,7 @@ import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.RetryDecider;
@@ -78,18 +79,20 @@ public final class RetryableListenerInstaller {
 	 * @param registry records the listeners retries were applied to
 	 * @param gates creates each listener's circuit breaker, if it has one
 	 * @param classifiers the application's failure classifiers, in order
+	 * @param observations observes forwards
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
-			ListenerGates gates, List<RetryFailureClassifier> classifiers, Clock clock) {
+			ListenerGates gates, List<RetryFailureClassifier> classifiers, RetryObservations observations,
+			Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
 				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors),
-				List.copyOf(classifiers));
+				List.copyOf(classifiers), observations);
 		this.registry = registry;
 		this.gates = gates;
 	}
@@ -125,7 +128,7 @@ public final class RetryableListenerInstaller {
 		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), this.runtime.events());
 		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
 				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
-				this.runtime.pendingRequeues());
+				this.runtime.pendingRequeues(), this.runtime.observations());
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		BreakerSettings breaker = this.policies.resolveBreaker(annotation, listener);
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);

@@ -264,7 +264,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now);
 		Forward forward;
 		if (decision instanceof FailureDecision.Retry retry) {
-			forward = delivery.forward(new Forward.Retry(retry, details), Forward.tierQueue(retry.tier()),
+			forward = delivery.forward(new Forward.Retry(retry, details, cause), Forward.tierQueue(retry.tier()),
 					HeaderChanges.forRetry(delivery.queue(), retry, details));
 		}
 		else {

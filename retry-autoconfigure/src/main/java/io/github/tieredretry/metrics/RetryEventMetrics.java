@@ -4,6 +4,7 @@ import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.MessageRecoveredEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
+import io.github.tieredretry.headers.FailureDetails;
 import io.github.tieredretry.topology.RetryTopology;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -87,12 +88,8 @@ public final class RetryEventMetrics {
 	 * @return the simple name, or {@value #NONE} when there is none
 	 */
 	static String simpleName(String className) {
-		String name = className.substring(className.lastIndexOf('.') + 1);
-		String nested = name.substring(name.lastIndexOf('$') + 1);
-		if (!nested.isEmpty() && !Character.isDigit(nested.charAt(0))) {
-			name = nested;
-		}
-		return name.isBlank() ? NONE : name;
+		String name = FailureDetails.simpleName(className);
+		return name.isEmpty() ? NONE : name;
 	}
 
 }

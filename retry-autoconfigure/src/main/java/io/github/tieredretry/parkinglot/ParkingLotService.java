@@ -20,6 +20,7 @@ import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -82,6 +83,8 @@ public final class ParkingLotService implements AutoCloseable {
 
 	private final ReplaySettings replaySettings;
 
+	private final RetryObservations observations;
+
 	private final Clock clock;
 
 	/** One replay at a time, in the background or in a caller's thread. */
@@ -114,14 +117,29 @@ public final class ParkingLotService implements AutoCloseable {
 	 */
 	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
 			ReplaySettings replaySettings, Clock clock) {
-		this(connectionFactory, parkingLot, forwarder::toQueue, replaySettings, clock);
+		this(connectionFactory, parkingLot, forwarder, replaySettings, RetryObservations.DISABLED, clock);
+	}
+
+	/**
+	 * Create a service for a parking lot whose replays are observed.
+	 * @param connectionFactory the connection factory to read the parking lot with
+	 * @param parkingLot the parking lot's queue
+	 * @param forwarder publishes replayed messages to their origin queue, confirmed
+	 * @param replaySettings how fast replays go
+	 * @param observations observes the publish of each replayed message
+	 * @param clock the clock
+	 */
+	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
+			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
+		this(connectionFactory, parkingLot, forwarder::toQueue, replaySettings, observations, clock);
 	}
 
 	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer,
-			ReplaySettings replaySettings, Clock clock) {
+			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
 		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
 		this.replayer = replayer;
 		this.replaySettings = replaySettings;
+		this.observations = observations;
 		this.clock = clock;
 	}
 
@@ -427,7 +445,8 @@ public final class ParkingLotService implements AutoCloseable {
 			throw new ReplayInProgressException("A replay from '" + parkingLot()
 					+ "' is running: wait for it to end, or stop it, before starting another");
 		}
-		return new ReplayRun(this.scanner::pass, this.replayer, filter, limit, this.replaySettings, control, this.clock);
+		return new ReplayRun(this.scanner::pass, this.replayer, filter, limit, this.replaySettings, control,
+				this.observations, this.clock);
 	}
 
 	private ReplayResult logged(ReplayRun run, ReplayResult result) {

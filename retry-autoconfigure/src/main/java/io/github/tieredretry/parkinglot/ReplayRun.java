@@ -8,9 +8,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.forwarding.ForwardFailedException;
+import io.github.tieredretry.observation.RetryObservations;
+import io.github.tieredretry.observation.RetryReplayContext;
 import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,6 +46,8 @@ final class ReplayRun {
 
 	private final ReplayControl control;
 
+	private final RetryObservations observations;
+
 	private final Clock clock;
 
 	private final Instant started;
@@ -59,7 +65,7 @@ final class ReplayRun {
 	private @Nullable String stoppedBecause;
 
 	ReplayRun(Passes passes, ParkingLotService.Replayer replayer, ParkedMessageFilter filter, @Nullable Integer limit,
-			ReplaySettings settings, ReplayControl control, Clock clock) {
+			ReplaySettings settings, ReplayControl control, RetryObservations observations, Clock clock) {
 		this.passes = passes;
 		this.replayer = replayer;
 		this.filter = filter;
@@ -67,6 +73,7 @@ final class ReplayRun {
 		this.batchSize = settings.batchSize();
 		this.control = control;
 		this.pacer = new ReplayPacer(settings.rate(), System::nanoTime, control::awaitStop);
+		this.observations = observations;
 		this.clock = clock;
 		this.started = clock.instant();
 	}
@@ -213,9 +220,7 @@ final class ReplayRun {
 				return Decision.KEEP_AND_STOP;
 			}
 			try {
-				ReplayRun.this.replayer.publish(origin,
-						ReplayHeaders.replayProperties(response.getProps(), ReplayRun.this.clock.instant()),
-						response.getBody());
+				publish(origin, message, response);
 			}
 			catch (ForwardFailedException ex) {
 				return failed(message, ex);
@@ -225,21 +230,54 @@ final class ReplayRun {
 			return Decision.REMOVE;
 		}
 
+		/** Publish a parked message to its origin queue, observed when anything observes. */
+		private void publish(String origin, ParkedMessage message, GetResponse response) {
+			AMQP.BasicProperties properties = ReplayHeaders.replayProperties(response.getProps(),
+					ReplayRun.this.clock.instant());
+			if (!ReplayRun.this.observations.isEnabled()) {
+				ReplayRun.this.replayer.publish(origin, properties, response.getBody());
+				return;
+			}
+			RetryReplayContext context = new RetryReplayContext(properties, origin, message.exception(),
+					message.replays() + 1);
+			Observation observation = ReplayRun.this.observations.startReplay(context);
+			try {
+				ReplayRun.this.replayer.publish(origin, context.publishedProperties(), response.getBody());
+			}
+			catch (RuntimeException ex) {
+				StayReason reason = (ex instanceof ForwardFailedException failed) ? stayReason(failed)
+						: StayReason.PUBLISH_FAILED;
+				context.stayed(reason.value());
+				RetryObservations.stop(observation, ex);
+				throw ex;
+			}
+			RetryObservations.stop(observation, null);
+		}
+
 		private Decision failed(ParkedMessage message, ForwardFailedException ex) {
-			if (ex.getKind() == ForwardFailedException.Kind.RETURNED) {
-				return stay(message, StayReason.ORIGIN_QUEUE_MISSING, ex.getMessage());
+			StayReason reason = stayReason(ex);
+			if (reason == StayReason.ORIGIN_QUEUE_MISSING) {
+				return stay(message, reason, ex.getMessage());
 			}
 			this.last = true;
-			if (ex.getKind() == ForwardFailedException.Kind.BLOCKED) {
+			if (reason == StayReason.BROKER_BLOCKED) {
 				// Go on through this pass without publishing, to report every matching message as stayed.
 				this.blocked = true;
 				ReplayRun.this.stop(ex.getMessage());
 				return stay(message, StayReason.BROKER_BLOCKED, ex.getMessage());
 			}
 			ReplayRun.this.stop("publish failed: " + ex.getMessage());
-			ReplayRun.this.stay(message, StayReason.PUBLISH_FAILED, ex.getMessage());
+			ReplayRun.this.stay(message, reason, ex.getMessage());
 			count(false);
 			return Decision.KEEP_AND_STOP;
+		}
+
+		private static StayReason stayReason(ForwardFailedException ex) {
+			return switch (ex.getKind()) {
+				case RETURNED -> StayReason.ORIGIN_QUEUE_MISSING;
+				case BLOCKED -> StayReason.BROKER_BLOCKED;
+				default -> StayReason.PUBLISH_FAILED;
+			};
 		}
 
 		private Decision stay(ParkedMessage message, StayReason reason, @Nullable String detail) {

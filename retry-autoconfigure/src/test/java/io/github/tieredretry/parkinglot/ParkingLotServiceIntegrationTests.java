@@ -14,6 +14,7 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.testsupport.TestForwarding;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.TierLadder;
@@ -271,7 +272,7 @@ class ParkingLotServiceIntegrationTests {
 						throw new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker");
 					}
 					published.add(properties.getMessageId());
-				}, FAST, fixedClock());
+				}, FAST, RetryObservations.DISABLED, fixedClock());
 
 		ReplayResult result = failingOnSecond.replay(null, null);
 
@@ -290,7 +291,7 @@ class ParkingLotServiceIntegrationTests {
 		}
 		ParkingLotService broken = new ParkingLotService(connectionFactory, PARKING_LOT, (queue, properties, body) -> {
 			throw new IllegalStateException("bug in a publisher");
-		}, FAST, fixedClock());
+		}, FAST, RetryObservations.DISABLED, fixedClock());
 
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> broken.replay(null, null));
 

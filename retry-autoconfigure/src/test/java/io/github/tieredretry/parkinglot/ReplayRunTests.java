@@ -13,6 +13,7 @@ import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
 import org.junit.jupiter.api.Test;
 
@@ -58,7 +59,7 @@ class ReplayRunTests {
 		};
 
 		ReplayRun run = new ReplayRun(this.parkingLot::pass, stoppingAfterTwo, ParkedMessageFilter.ALL, null,
-				new ReplaySettings(1_000_000, 1), this.control, Clock.fixed(NOW, ZoneOffset.UTC));
+				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
 		ReplayResult result = run.run();
 
 		assertThat(result.moved()).isEqualTo(2);
@@ -78,7 +79,7 @@ class ReplayRunTests {
 		};
 
 		ReplayRun run = new ReplayRun(this.parkingLot::pass, blockedAfterOne, ParkedMessageFilter.forQueue("orders"),
-				null, new ReplaySettings(1_000_000, 100), this.control, Clock.fixed(NOW, ZoneOffset.UTC));
+				null, new ReplaySettings(1_000_000, 100), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
 		ReplayResult result = run.run();
 
 		assertThat(result.moved()).isEqualTo(1);
@@ -110,7 +111,7 @@ class ReplayRunTests {
 		};
 
 		ReplayResult result = new ReplayRun(this.parkingLot::pass, parkedAgainAtOnce, ParkedMessageFilter.ALL, null,
-				new ReplaySettings(1_000_000, 1), this.control, Clock.fixed(NOW, ZoneOffset.UTC))
+				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC))
 			.run();
 
 		assertThat(result.moved()).isEqualTo(2);
@@ -120,7 +121,7 @@ class ReplayRunTests {
 	private ReplayResult run(ParkedMessageFilter filter, Integer limit, int batchSize) {
 		ParkingLotService.Replayer recording = (queue, properties, body) -> this.published.add(properties.getMessageId());
 		return new ReplayRun(this.parkingLot::pass, recording, filter, limit, new ReplaySettings(1_000_000, batchSize),
-				this.control, Clock.fixed(NOW, ZoneOffset.UTC))
+				this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC))
 			.run();
 	}
 
