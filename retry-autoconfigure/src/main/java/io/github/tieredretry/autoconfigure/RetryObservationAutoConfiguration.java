@@ -35,7 +35,6 @@ import org.springframework.core.annotation.Order;
 public final class RetryObservationAutoConfiguration {
 
 	@Bean
-	@ConditionalOnMissingBean
 	RetryObservations retryObservations(ObservationRegistry registry,
 			ObjectProvider<RetryForwardObservationConvention> forwardConvention,
 			ObjectProvider<RetryReplayObservationConvention> replayConvention) {
