@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import io.github.tieredretry.benchmarks.report.SideSeries;
 
@@ -29,6 +30,35 @@ final class Alternation {
 		 * @return the measured value
 		 */
 		double measure(String side, String roundId);
+
+	}
+
+	/**
+	 * Measures one side once, when a round yields more than one figure.
+	 *
+	 * @param <T> what a round yields
+	 */
+	@FunctionalInterface
+	interface RoundMeasurement<T> {
+
+		/**
+		 * Measure a side.
+		 * @param side the side's label
+		 * @param roundId an id unique to this measurement
+		 * @return what the round measured
+		 */
+		T measure(String side, String roundId);
+
+	}
+
+	/**
+	 * What the repeats' rounds yielded.
+	 *
+	 * @param <T> what a round yields
+	 * @param values per side (in the given order), one per measured repeat
+	 * @param orders the order of the sides in each measured repeat
+	 */
+	record Rounds<T>(Map<String, List<T>> values, List<String> orders) {
 
 	}
 
@@ -65,7 +95,27 @@ final class Alternation {
 
 	static Outcome run(String benchmark, String runId, List<String> sides, int repeats, int warmups,
 			Measurement measurement, Consumer<String> log) {
-		Map<String, List<Double>> values = new LinkedHashMap<>();
+		Rounds<Double> rounds = rounds(benchmark, runId, sides, repeats, warmups, measurement::measure,
+				(value) -> String.format(java.util.Locale.ROOT, "%,.1f", value), log);
+		return new Outcome(rounds.values(), rounds.orders());
+	}
+
+	/**
+	 * Run the sides' rounds, alternating as {@link #run} does, when a round yields more than one figure.
+	 * @param <T> what a round yields
+	 * @param benchmark the benchmark's key, for the log
+	 * @param runId prefix of the round ids
+	 * @param sides the sides' labels, in the order of the report
+	 * @param repeats measured repeats
+	 * @param warmups discarded repeats before them
+	 * @param measurement measures one side once
+	 * @param describe what the log shows of a round's figures
+	 * @param log the log
+	 * @return what the measured repeats yielded
+	 */
+	static <T> Rounds<T> rounds(String benchmark, String runId, List<String> sides, int repeats, int warmups,
+			RoundMeasurement<T> measurement, Function<T, String> describe, Consumer<String> log) {
+		Map<String, List<T>> values = new LinkedHashMap<>();
 		sides.forEach((side) -> values.put(side, new ArrayList<>()));
 		List<String> orders = new ArrayList<>();
 		for (int repeat = -warmups; repeat < repeats; repeat++) {
@@ -76,8 +126,8 @@ final class Alternation {
 					: "repeat " + (repeat + 1) + "/" + repeats;
 			for (String side : order) {
 				String roundId = runId + "-" + ((repeat < 0) ? "w" + (-repeat) : "r" + repeat) + "-" + sides.indexOf(side);
-				double value = measurement.measure(side, roundId);
-				log.accept(String.format(java.util.Locale.ROOT, "[%s] %s: %s = %,.1f", benchmark, name, side, value));
+				T value = measurement.measure(side, roundId);
+				log.accept("[" + benchmark + "] " + name + ": " + side + " = " + describe.apply(value));
 				if (repeat >= 0) {
 					values.get(side).add(value);
 				}
@@ -86,7 +136,7 @@ final class Alternation {
 				orders.add(String.join(" → ", order.stream().map((side) -> String.valueOf(sides.indexOf(side) + 1)).toList()));
 			}
 		}
-		return new Outcome(values, orders);
+		return new Rounds<>(values, orders);
 	}
 
 }

@@ -39,4 +39,19 @@ class AlternationTests {
 		assertThat(roundIds).doesNotHaveDuplicates().hasSize(6);
 	}
 
+	@Test
+	void roundsYieldingSeveralFiguresAlternateTheSameWay() {
+		List<String> runs = new ArrayList<>();
+		Alternation.Rounds<List<Integer>> rounds = Alternation.rounds("test", "run", List.of("a", "b"), 2, 1,
+				(side, roundId) -> {
+					runs.add(side);
+					return List.of(runs.size(), -runs.size());
+				}, Object::toString, (line) -> {
+				});
+
+		assertThat(runs).containsExactly("b", "a", "a", "b", "b", "a");
+		assertThat(rounds.values().get("a")).containsExactly(List.of(3, -3), List.of(6, -6));
+		assertThat(rounds.orders()).containsExactly("1 → 2", "2 → 1");
+	}
+
 }

@@ -77,6 +77,14 @@ public final class Workload {
 		this.round.forwarded(messageId);
 	}
 
+	/**
+	 * Count a message parked (its forward to the parking lot confirmed).
+	 * @param messageId the message's id
+	 */
+	public void parked(@Nullable String messageId) {
+		this.round.parked(messageId);
+	}
+
 	/** The failure a scripted message raises. */
 	public static final class SimulatedFailure extends RuntimeException {
 
@@ -85,6 +93,10 @@ public final class Workload {
 		SimulatedFailure(String messageId, int attempt, int failingAttempts) {
 			super("Simulated failure of message " + messageId + " (attempt " + attempt + " of " + failingAttempts
 					+ " failing attempts)");
+		}
+
+		SimulatedFailure(String messageId) {
+			super("Simulated failure of message " + messageId + ": the listener's downstream is down");
 		}
 
 	}
@@ -116,6 +128,11 @@ public final class Workload {
 
 		private final AtomicInteger forwardCount = new AtomicInteger();
 
+		private final AtomicInteger parkedCount = new AtomicInteger();
+
+		/** Whether the listener's downstream is down: every attempt of this round's messages fails meanwhile. */
+		private volatile boolean downstreamDown;
+
 		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
 
 		private final long @Nullable [] lateness;
@@ -140,6 +157,9 @@ public final class Workload {
 				this.firstDelivery.countDown();
 			}
 			String messageId = String.valueOf(id);
+			if (this.downstreamDown) {
+				throw new SimulatedFailure(messageId);
+			}
 			Object failing = headers.get(MessagePublisher.FAILING_ATTEMPTS_HEADER);
 			int failingAttempts = (failing instanceof Number number) ? number.intValue() : 0;
 			if (failingAttempts > 0) {
@@ -169,6 +189,21 @@ public final class Workload {
 			this.forwardCount.incrementAndGet();
 			this.lastForwardNanos.accumulateAndGet(System.nanoTime(), Math::max);
 			this.allForwarded.countDown();
+		}
+
+		void parked(@Nullable String messageId) {
+			if (messageId != null && messageId.startsWith(this.messageIdPrefix)) {
+				this.parkedCount.incrementAndGet();
+			}
+		}
+
+		/**
+		 * Take the listener's downstream down, or bring it back: while it is down, every attempt of this round's
+		 * messages fails.
+		 * @param down whether it is down
+		 */
+		public void downstreamDown(boolean down) {
+			this.downstreamDown = down;
 		}
 
 		private static @Nullable String stringHeader(Map<String, @Nullable Object> headers, String name) {
@@ -242,6 +277,14 @@ public final class Workload {
 
 		public int forwardCount() {
 			return this.forwardCount.get();
+		}
+
+		/**
+		 * Messages of this round parked so far.
+		 * @return how many
+		 */
+		public int parkedCount() {
+			return this.parkedCount.get();
 		}
 
 		public long lastForwardNanos() {

@@ -7,6 +7,7 @@ import java.util.Random;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
@@ -129,6 +130,40 @@ public final class MessagePublisher implements AutoCloseable {
 		}
 		catch (IOException | InterruptedException | TimeoutException ex) {
 			throw failed("publish paced messages to " + queue, ex);
+		}
+	}
+
+	/**
+	 * Publish a stream at a steady rate until told to stop, counting each message once it is sent: what keeps
+	 * arriving at a listener whatever happens to it. Confirms are awaited every 50 messages, as by
+	 * {@link #publishPaced}.
+	 * @param queue the queue (through the default exchange)
+	 * @param round the round's id
+	 * @param perSecond messages per second
+	 * @param keepGoing asked before each message; {@code false} ends the stream
+	 * @param published counts the messages sent so far, for other threads to read
+	 */
+	public void publishStream(String queue, String round, int perSecond, BooleanSupplier keepGoing,
+			AtomicInteger published) {
+		long interval = 1_000_000_000L / perSecond;
+		long start = System.nanoTime();
+		try {
+			for (int index = 0; keepGoing.getAsBoolean(); index++) {
+				long due = start + index * interval;
+				long wait = due - System.nanoTime();
+				if (wait > 0) {
+					LockSupport.parkNanos(wait);
+				}
+				this.channel.basicPublish("", queue, properties(round, index, Failures.NONE), this.body);
+				published.incrementAndGet();
+				if ((index + 1) % 50 == 0) {
+					this.channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT_MILLIS);
+				}
+			}
+			this.channel.waitForConfirmsOrDie(CONFIRM_TIMEOUT_MILLIS);
+		}
+		catch (IOException | InterruptedException | TimeoutException ex) {
+			throw failed("publish a stream to " + queue, ex);
 		}
 	}
 
