@@ -8,6 +8,7 @@ import java.util.List;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
+import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 
 /**
@@ -40,6 +41,12 @@ public final class BenchmarkHarness {
 		}
 		if (results.topology() != null) {
 			log("  Topology: tiered " + results.topology().tiered() + ", per queue " + results.topology().perQueue());
+		}
+		if (results.outage() != null) {
+			for (OutageResult.Side side : results.outage().sides()) {
+				log(String.format(java.util.Locale.ROOT, "  Outage of %s, %s: %,.0f parked, drained in %.2f s (medians)",
+						results.outage().outage(), side.label(), side.parked().median(), side.drainSeconds().median()));
+			}
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));
 		// Spring and the AMQP client are closed; exit even if a library left a non-daemon thread behind.

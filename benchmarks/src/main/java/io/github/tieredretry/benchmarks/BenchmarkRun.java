@@ -14,6 +14,7 @@ import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MachineInfo;
+import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
 
 /**
@@ -45,6 +46,7 @@ public final class BenchmarkRun {
 		Comparison forwarding = null;
 		LatenessResult delayAccuracy = null;
 		TopologyResult topology = null;
+		OutageResult outage = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -71,6 +73,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("topology"));
 					topology = TopologyBenchmark.run(run);
 				}
+				if (selected(Benchmark.OUTAGE)) {
+					loadSamples.add(load("outage"));
+					outage = OutageBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -79,7 +85,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology);
+				delayAccuracy, topology, outage);
 	}
 
 	private boolean selected(Benchmark benchmark) {

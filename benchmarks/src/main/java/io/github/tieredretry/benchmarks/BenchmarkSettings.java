@@ -40,10 +40,18 @@ import org.springframework.boot.convert.DurationStyle;
  * @param accuracyRate messages per second they are published (and fail) at
  * @param topologyListeners retryable listeners of the topology benchmark
  * @param listenerWork how long every listener invocation waits, standing in for real work (zero: none)
+ * @param outage how long the outage benchmark's downstream is down
+ * @param outageLeadIn how long its stream runs with the downstream up before the outage
+ * @param outageRate messages per second of its stream
+ * @param outageDelays its policy's nominal delays before retry 1, 2, …
+ * @param outageBreakerWait how long its breaker stays open before it tries messages again
+ * @param outageRepeats its measured repeats, no more than {@code repeats} (no warm-up: its rounds last minutes)
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
 		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays, Duration blockingWindow,
-		int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners, Duration listenerWork) {
+		int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners, Duration listenerWork,
+		Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays, Duration outageBreakerWait,
+		int outageRepeats) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
 	public static final int STORM_FAILING_EVERY = 20;
@@ -69,6 +77,28 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	/** The topology benchmark's tiers (nominal): the starter's defaults. */
 	public static final List<Duration> TOPOLOGY_TIERS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
+
+	/**
+	 * The outage benchmark's default delays before retry 1, 2 and 3 (nominal): 16 s in all, so that a message
+	 * failing at the start of a 60 s outage has run through its retries and is parked well before it ends.
+	 */
+	public static final List<Duration> OUTAGE_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+			Duration.ofSeconds(10));
+
+	/** How long the outage benchmark's stream runs before the outage: the listener in its steady state. */
+	public static final Duration OUTAGE_LEAD_IN = Duration.ofSeconds(5);
+
+	/**
+	 * The outage benchmark's breaker: the failure rate in percent of the latest outcomes at which it opens (the
+	 * README's example).
+	 */
+	public static final float OUTAGE_BREAKER_THRESHOLD = 80;
+
+	/** How many of the latest outcomes the outage benchmark's breaker counts, and needs before it may open. */
+	public static final int OUTAGE_BREAKER_WINDOW = 20;
+
+	/** How many messages the outage benchmark's breaker tries before it resumes or pauses again. */
+	public static final int OUTAGE_BREAKER_PROBES = 3;
 
 	/** The tier type of every headline figure: quorum, the safe default; classic is measured beside it. */
 	public static final QueueType DEFAULT_TIER_TYPE = QueueType.QUORUM;
@@ -107,10 +137,10 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return type.name().toLowerCase(Locale.ROOT);
 	}
 
-	/** The five benchmarks of the harness. */
+	/** The six benchmarks of the harness. */
 	public enum Benchmark {
 
-		HAPPY_PATH, FAILURE_STORM, FORWARDING, DELAY_ACCURACY, TOPOLOGY;
+		HAPPY_PATH, FAILURE_STORM, FORWARDING, DELAY_ACCURACY, TOPOLOGY, OUTAGE;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -146,7 +176,11 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				DurationStyle.detectAndParse(property("storm.blocking-window", "15s")),
 				intProperty("forwarding.messages", 3_000), intProperty("accuracy.messages", 10_000),
 				intProperty("accuracy.rate", 200), intProperty("topology.listeners", 50),
-				DurationStyle.detectAndParse(property("listener-work", "0ms")));
+				DurationStyle.detectAndParse(property("listener-work", "0ms")),
+				DurationStyle.detectAndParse(property("outage.duration", "60s")), OUTAGE_LEAD_IN,
+				intProperty("outage.rate", 100), durationsProperty("outage.delays", OUTAGE_DELAYS),
+				DurationStyle.detectAndParse(property("outage.breaker-wait", "8s")),
+				Math.min(intProperty("outage.repeats", 2), intProperty("repeats", 5)));
 	}
 
 	/**
@@ -156,16 +190,30 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	 * @return the settings
 	 */
 	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
-		// Short storm delays: a storm round lasts until every retry is back.
+		// Short storm delays: a storm round lasts until every retry is back. A 2 s outage outlasts the outage
+		// policy's retries (0.6 s), so that the side without a breaker parks messages.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
-				Duration.ZERO);
+				Duration.ZERO, Duration.ofSeconds(2), Duration.ofMillis(500), 100,
+				List.of(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(300)), Duration.ofMillis(500),
+				1);
 	}
 
 	public BenchmarkSettings {
-		if (repeats < 1 || warmups < 0 || concurrency < 1 || prefetch < 1 || accuracyRate < 1) {
-			throw new IllegalArgumentException("repeats, concurrency, prefetch and accuracy.rate must be positive, "
-					+ "warmups not negative");
+		if (repeats < 1 || warmups < 0 || concurrency < 1 || prefetch < 1 || accuracyRate < 1 || outageRate < 1
+				|| outageRepeats < 1) {
+			throw new IllegalArgumentException("repeats, concurrency, prefetch, accuracy.rate, outage.rate and "
+					+ "outage.repeats must be positive, warmups not negative");
+		}
+		if (outage.isNegative() || outage.isZero() || outageLeadIn.isNegative() || outageBreakerWait.isNegative()
+				|| outageBreakerWait.isZero()) {
+			throw new IllegalArgumentException("benchmarks.outage.duration and benchmarks.outage.breaker-wait must be "
+					+ "positive");
+		}
+		outageDelays = List.copyOf(outageDelays);
+		if (outageDelays.isEmpty() || outageDelays.stream().anyMatch((delay) -> delay.isNegative() || delay.isZero())) {
+			throw new IllegalArgumentException("benchmarks.outage.delays must be positive durations, one per retry, not "
+					+ outageDelays);
 		}
 		stormDelays = List.copyOf(stormDelays);
 		if (stormDelays.size() != STORM_FAILING_ATTEMPTS
@@ -186,7 +234,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 
 	/**
 	 * The delays of a retryable listener's policy, each exactly a tier of the given type, one retry per delay
-	 * (no benchmark message fails more often, so nothing is parked). The limit sides use the same.
+	 * (outside the outage benchmark no message fails more often, so nothing is parked). The limit sides use the
+	 * same.
 	 * @param listener the listener
 	 * @param type the tier queue type
 	 * @return the delays before retry 1, 2, …
@@ -196,6 +245,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			case BenchmarkListeners.HAPPY, BenchmarkListeners.STORM -> tiers(this.stormDelays, type);
 			case BenchmarkListeners.FORWARDING -> List.of(forwardingTier(type));
 			case BenchmarkListeners.ACCURACY -> List.of(tier(ACCURACY_TIER, type));
+			case BenchmarkListeners.OUTAGE -> tiers(this.outageDelays, type);
 			default -> throw new IllegalArgumentException("No policy for listener " + listener);
 		};
 	}
@@ -224,6 +274,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				+ "; blocking side measured " + TierLadder.nameOf(this.blockingWindow) + " at most), forwarding "
 				+ this.forwardingMessages + " messages per side and repeat; delay accuracy " + this.accuracyMessages
 				+ " at " + this.accuracyRate + " msg/s; topology " + this.topologyListeners + " listeners");
+		description.put("Outage", TierLadder.nameOf(this.outage) + " outage of the downstream in a stream of "
+				+ this.outageRate + " msg/s (" + TierLadder.nameOf(this.outageLeadIn) + " before it); policy "
+				+ this.outageDelays.size() + " retries after "
+				+ this.outageDelays.stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
+				+ "; breaker: opens at " + Math.round(OUTAGE_BREAKER_THRESHOLD) + "% failures of the latest "
+				+ OUTAGE_BREAKER_WINDOW + " messages, tries " + OUTAGE_BREAKER_PROBES + " again after "
+				+ TierLadder.nameOf(this.outageBreakerWait) + "; " + this.outageRepeats
+				+ ((this.outageRepeats == 1) ? " repeat" : " repeats") + ", no warm-up; side order rotated every repeat");
 		return description;
 	}
 

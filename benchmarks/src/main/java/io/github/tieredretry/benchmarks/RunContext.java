@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 import io.github.tieredretry.benchmarks.app.BenchmarkApplication;
@@ -49,6 +50,12 @@ final class RunContext implements AutoCloseable {
 
 	/** The same, with Spring Boot's OpenTelemetry tracer recording every message's spans. */
 	static final String TRACED = "traced";
+
+	/**
+	 * Application with the outage benchmark's two {@code @RetryableListener}s, with a circuit breaker and without,
+	 * and quorum tiers.
+	 */
+	static final String OUTAGE = "outage";
 
 	/**
 	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the class path of every
@@ -183,6 +190,23 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
+	 * Measure sides side by side when a round yields more than one figure, with repeats and warm-ups of the
+	 * benchmark's own.
+	 * @param <T> what a round yields
+	 * @param benchmark the benchmark's key, for the log and the round ids
+	 * @param sides each side's measurement, in the order of the report
+	 * @param repeats measured repeats
+	 * @param warmups discarded repeats before them
+	 * @param describe what the log shows of a round's figures
+	 * @return what the repeats yielded
+	 */
+	<T> Alternation.Rounds<T> alternate(String benchmark, Map<String, Alternation.RoundMeasurement<T>> sides,
+			int repeats, int warmups, Function<T, String> describe) {
+		return Alternation.rounds(benchmark, this.runId + "-" + benchmark, List.copyOf(sides.keySet()), repeats,
+				warmups, (label, roundId) -> sides.get(label).measure(label, roundId), describe, this.log);
+	}
+
+	/**
 	 * How long a round may take at most before the harness gives up on it.
 	 * @param messages the messages of the round
 	 * @return the timeout
@@ -243,6 +267,11 @@ final class RunContext implements AutoCloseable {
 				}
 				usedListeners.addAll(LISTENERS);
 			}
+			case OUTAGE -> {
+				putOutageProperties(properties);
+				usedListeners.add(BenchmarkListeners.OUTAGE);
+				usedListeners.add(BenchmarkListeners.OUTAGE_BREAKER);
+			}
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
 				usedListeners.addAll(LISTENERS);
@@ -279,9 +308,50 @@ final class RunContext implements AutoCloseable {
 			properties.put("retry.policies." + listener + ".delays", names(delays));
 		}
 		properties.put("retry.tiers", names(tiers));
-		String parkingLot = queue(application, "parking-lot");
+		String parkingLot = parkingLot(application);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
+	}
+
+	/**
+	 * The outage benchmark's application: one policy for both listeners, its breaker's settings (the listener
+	 * with {@code breaker = Breaker.ON} uses them), quorum tiers, and a parking lot that only they use.
+	 */
+	private void putOutageProperties(Map<String, String> properties) {
+		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
+		String policy = "retry.policies." + BenchmarkListeners.OUTAGE + ".";
+		properties.put("benchmarks.listeners", "outage");
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		List<Duration> delays = this.settings.policyDelays(BenchmarkListeners.OUTAGE, type);
+		properties.put(policy + "max-retries", String.valueOf(delays.size()));
+		properties.put(policy + "delays", names(delays));
+		properties.put(policy + "breaker.failure-rate-threshold",
+				String.valueOf(BenchmarkSettings.OUTAGE_BREAKER_THRESHOLD));
+		properties.put(policy + "breaker.sliding-window-size", String.valueOf(BenchmarkSettings.OUTAGE_BREAKER_WINDOW));
+		properties.put(policy + "breaker.minimum-calls", String.valueOf(BenchmarkSettings.OUTAGE_BREAKER_WINDOW));
+		properties.put(policy + "breaker.wait-in-open-state", this.settings.outageBreakerWait().toMillis() + "ms");
+		properties.put(policy + "breaker.probes-in-half-open-state",
+				String.valueOf(BenchmarkSettings.OUTAGE_BREAKER_PROBES));
+		TreeSet<Duration> tiers = new TreeSet<>(delays);
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = parkingLot(OUTAGE);
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+		// Every parked message is logged at WARN with its stack trace: console output, not parking.
+		properties.put("logging.level.io.github.tieredretry.listener.RetryingMessageListener", "ERROR");
+		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE, queue(OUTAGE, BenchmarkListeners.OUTAGE));
+		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE_BREAKER,
+				queue(OUTAGE, BenchmarkListeners.OUTAGE_BREAKER));
+	}
+
+	/**
+	 * The parking lot of an application with {@code @RetryableListener}s: a queue of this run.
+	 * @param application the application
+	 * @return the parking lot's name
+	 */
+	String parkingLot(String application) {
+		return queue(application, "parking-lot");
 	}
 
 	/**

@@ -1,5 +1,5 @@
 /**
- * The benchmark harness: five benchmarks against a real broker, each comparison measured side by side.
+ * The benchmark harness: six benchmarks against a real broker, each comparison measured side by side.
  */
 @NullMarked
 package io.github.tieredretry.benchmarks;

@@ -15,6 +15,7 @@ import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
+import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.SideSeries;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
@@ -78,11 +79,27 @@ class BenchmarkHarnessSmokeTests {
 		assertThat(topology.perQueue()).isEqualTo(new ObjectCounts(listeners * (tiers + 1), 0, 0));
 		assertThat(topology.verifiedOnBroker()).isTrue();
 
+		OutageResult outage = results.outage();
+		assertThat(outage.sides()).extracting(OutageResult.Side::label)
+			.containsExactly(OutageBenchmark.WITH_BREAKER, OutageBenchmark.WITHOUT_BREAKER);
+		assertThat(outage.orders()).hasSize(settings.outageRepeats());
+		long streamed = settings.outageRate() * settings.outageLeadIn().plus(settings.outage()).toMillis() / 1000;
+		for (OutageResult.Side side : outage.sides()) {
+			assertThat(side.rounds()).as(side.label()).hasSize(settings.outageRepeats()).allSatisfy((round) -> {
+				// The stream ran through the lead-in and the outage, and every message it sent was settled.
+				assertThat((long) round.published()).isGreaterThan(streamed / 2);
+				assertThat(round.processed() + round.parked()).isEqualTo(round.published());
+				assertThat(round.drainSeconds()).isNotNegative().isFinite();
+			});
+		}
+		// The outage outlasted the policy's retries: without a breaker, messages were parked.
+		assertThat(outage.sides().get(1).rounds()).allSatisfy((round) -> assertThat(round.parked()).isPositive());
+
 		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
 			.extracting((file) -> file.getFileName().toString())
 			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "ratios.png",
-					"delay-lateness.png", "topology.png")
-			.hasSize(6);
+					"delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png")
+			.hasSize(8);
 		for (Path chart : written) {
 			if (chart.toString().endsWith(".png")) {
 				BufferedImage image = ImageIO.read(chart.toFile());
@@ -93,8 +110,13 @@ class BenchmarkHarnessSmokeTests {
 		String report = Files.readString(this.output.resolve("benchmarks.md"));
 		assertThat(report).contains(MarkdownReport.START_MARKER, MarkdownReport.END_MARKER,
 				"| Benchmark | Ratio | min | median | max |", "![Lateness histogram](benchmarks/delay-lateness.png)",
-				"| @RetryableListener ÷ limit side, storm, quorum tiers |", "| Tier queues | quorum (the default)");
-		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1);
+				"| @RetryableListener ÷ limit side, storm, quorum tiers |", "| Tier queues | quorum (the default)",
+				"### Outage: messages parked and time to drain", "![Messages parked](benchmarks/outage-parked.png)",
+				"| messages parked | " + OutageBenchmark.WITH_BREAKER + " |",
+				"| time to drain (s) | " + OutageBenchmark.WITHOUT_BREAKER + " |", "| Outage | 2s outage");
+		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1)
+			.filteredOn((line) -> line.startsWith("outage,"))
+			.hasSize(4 * 2 * settings.outageRepeats());
 	}
 
 	@Test
@@ -105,7 +127,7 @@ class BenchmarkHarnessSmokeTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null);
+				null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

@@ -2,6 +2,7 @@ package io.github.tieredretry.benchmarks.app;
 
 import java.time.Duration;
 
+import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
@@ -18,8 +19,9 @@ import org.springframework.context.event.EventListener;
  * The application under measurement. The harness starts several of them side by side, with the same
  * listener container settings, and chooses per application:
  * <ul>
- * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only) or {@code retryable}
- * (with {@code @RetryableListener});</li>
+ * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only), {@code retryable}
+ * (with {@code @RetryableListener}) or {@code outage} (the outage benchmark's two {@code @RetryableListener}s,
+ * with a circuit breaker and without);</li>
  * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's blocking retry;</li>
  * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's {@code RepublishMessageRecovererWithConfirms}
  * as the recoverer of that retry.</li>
@@ -47,9 +49,15 @@ public class BenchmarkApplication {
 	}
 
 	@Bean
-	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "retryable")
-	ForwardCounter forwardCounter(Workloads workloads) {
-		return new ForwardCounter(workloads);
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "outage")
+	BenchmarkListeners.Outage outageListeners(Workloads workloads) {
+		return new BenchmarkListeners.Outage(workloads);
+	}
+
+	@Bean
+	@ConditionalOnBooleanProperty("retry.enabled")
+	RetryEventCounter retryEventCounter(Workloads workloads) {
+		return new RetryEventCounter(workloads);
 	}
 
 	@Bean
@@ -61,18 +69,26 @@ public class BenchmarkApplication {
 				workloads);
 	}
 
-	/** Counts the forwards of tiered retries, which the starter announces once they are confirmed. */
-	static final class ForwardCounter {
+	/**
+	 * Counts the forwards of tiered retries and the messages parked, which the starter announces once they are
+	 * confirmed.
+	 */
+	static final class RetryEventCounter {
 
 		private final Workloads workloads;
 
-		ForwardCounter(Workloads workloads) {
+		RetryEventCounter(Workloads workloads) {
 			this.workloads = workloads;
 		}
 
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) {
 			this.workloads.forQueue(event.queue()).forwarded(event.messageId());
+		}
+
+		@EventListener
+		void onMessageParked(MessageParkedEvent event) {
+			this.workloads.forQueue(event.queue()).parked(event.messageId());
 		}
 
 	}

@@ -1,5 +1,6 @@
 package io.github.tieredretry.benchmarks.app;
 
+import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 
 import org.springframework.amqp.core.Message;
@@ -22,6 +23,15 @@ public final class BenchmarkListeners {
 
 	/** Listener id of the delay-accuracy listener. */
 	public static final String ACCURACY = "accuracy";
+
+	/**
+	 * Listener id of the outage benchmark's listener without a circuit breaker, and the name of the policy both
+	 * of its listeners use.
+	 */
+	public static final String OUTAGE = "outage";
+
+	/** Listener id of the outage benchmark's listener with a circuit breaker. */
+	public static final String OUTAGE_BREAKER = "outage-breaker";
 
 	private BenchmarkListeners() {
 	}
@@ -86,6 +96,31 @@ public final class BenchmarkListeners {
 		@RabbitListener(id = ACCURACY, queues = "${benchmarks.queue.accuracy}", autoStartup = "false")
 		@RetryableListener(policy = ACCURACY)
 		void accuracy(Message message) {
+			handle(this.workloads, message);
+		}
+
+	}
+
+	/**
+	 * The outage benchmark's listeners: the same policy, one with the policy's circuit breaker, one without.
+	 */
+	static final class Outage {
+
+		private final Workloads workloads;
+
+		Outage(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@RabbitListener(id = OUTAGE, queues = "${benchmarks.queue.outage}", autoStartup = "false")
+		@RetryableListener(policy = OUTAGE, breaker = Breaker.OFF)
+		void withoutBreaker(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = OUTAGE_BREAKER, queues = "${benchmarks.queue.outage-breaker}", autoStartup = "false")
+		@RetryableListener(policy = OUTAGE, breaker = Breaker.ON)
+		void withBreaker(Message message) {
 			handle(this.workloads, message);
 		}
 

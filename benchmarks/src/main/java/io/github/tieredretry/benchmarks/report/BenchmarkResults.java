@@ -21,10 +21,12 @@ import org.jspecify.annotations.Nullable;
  * @param forwarding benchmark 3, if run
  * @param delayAccuracy benchmark 4, if run
  * @param topology benchmark 5, if run
+ * @param outage benchmark 6, if run
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
-		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology) {
+		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
+		@Nullable OutageResult outage) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.

@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * Writes a run's results: charts and raw samples into {@code <output>/benchmarks/}, and the results section
@@ -95,6 +96,18 @@ public final class MarkdownReport {
 					false);
 			charts.add(file);
 		}
+		OutageResult outage = results.outage();
+		if (outage != null) {
+			Path parked = chartDirectory().resolve("outage-parked.png");
+			Charts.bars(parked, "Outage of " + outage.outage() + ": messages parked", "messages parked",
+					outage.sides().stream().map((side) -> new Charts.Bar(side.label(), side.parked())).toList(), false);
+			charts.add(parked);
+			Path drain = chartDirectory().resolve("outage-drain.png");
+			Charts.bars(drain, "Outage of " + outage.outage() + ": time to drain after it", "seconds",
+					outage.sides().stream().map((side) -> new Charts.Bar(side.label(), side.drainSeconds())).toList(),
+					false);
+			charts.add(drain);
+		}
 		return charts;
 	}
 
@@ -125,6 +138,20 @@ public final class MarkdownReport {
 			for (long value : lateness.latenessMillis()) {
 				csv.append("delay-accuracy,").append(quote("tier " + lateness.tier())).append(",1,").append(value)
 					.append(",ms late\n");
+			}
+		}
+		OutageResult outage = results.outage();
+		if (outage != null) {
+			for (OutageResult.Side side : outage.sides()) {
+				for (int repeat = 0; repeat < side.rounds().size(); repeat++) {
+					OutageResult.Round round = side.rounds().get(repeat);
+					String prefix = "outage," + quote(side.label()) + "," + (repeat + 1) + ",";
+					csv.append(prefix).append(round.parked()).append(",messages parked\n");
+					csv.append(prefix).append(round.processed()).append(",messages processed\n");
+					csv.append(prefix).append(round.published()).append(",messages published\n");
+					csv.append(prefix).append(String.format(Locale.ROOT, "%.3f", round.drainSeconds()))
+						.append(",s to drain\n");
+				}
 			}
 		}
 		Path file = chartDirectory().resolve("samples.csv");
@@ -246,9 +273,39 @@ public final class MarkdownReport {
 						: "was **not** found on the broker: see the harness log.")
 				.append("\n\n");
 		}
+		OutageResult outage = results.outage();
+		if (outage != null) {
+			md.append("### Outage: messages parked and time to drain, with and without the breaker\n\n");
+			md.append("![Messages parked](").append(CHART_DIRECTORY).append("/outage-parked.png)\n");
+			md.append("![Time to drain](").append(CHART_DIRECTORY).append("/outage-drain.png)\n\n");
+			md.append("| Measure | Side | min | median | max |\n|---|---|---:|---:|---:|\n");
+			outageRows(md, outage, "messages parked", OutageResult.Side::parked);
+			outageRows(md, outage, "time to drain (s)", OutageResult.Side::drainSeconds);
+			outageRows(md, outage, "messages processed", OutageResult.Side::processed);
+			outageRows(md, outage, "messages published", OutageResult.Side::published);
+			md.append("\nThe downstream down for ").append(outage.outage()).append(" in a stream of ")
+				.append(outage.perSecond()).append(" messages/s; policy: ").append(outage.delays().size())
+				.append(" retries, through tiers ").append(String.join(", ", outage.delays())).append("; breaker: ")
+				.append(outage.breaker()).append(". Time to drain: from the end of the outage until every message "
+						+ "published so far was processed or parked and the queue and tiers were empty (the stream "
+						+ "goes on meanwhile; replaying the parking lot is not included). ")
+				.append(outage.orders().size()).append((outage.orders().size() == 1) ? " repeat" : " repeats")
+				.append("; side order per repeat (sides numbered as in the table): ")
+				.append(String.join("; ", outage.orders())).append(".\n\n");
+		}
 		md.append("Raw samples: [`").append(CHART_DIRECTORY).append("/samples.csv`](").append(CHART_DIRECTORY)
 			.append("/samples.csv).\n");
 		return md.toString();
+	}
+
+	private static void outageRows(StringBuilder md, OutageResult outage, String measure,
+			Function<OutageResult.Side, Summary> figure) {
+		for (OutageResult.Side side : outage.sides()) {
+			Summary summary = figure.apply(side);
+			md.append("| ").append(measure).append(" | ").append(side.label()).append(" | ")
+				.append(Charts.format(summary.min())).append(" | **").append(Charts.format(summary.median()))
+				.append("** | ").append(Charts.format(summary.max())).append(" |\n");
+		}
 	}
 
 	private static void topologyRow(StringBuilder md, String design, ObjectCounts counts) {
