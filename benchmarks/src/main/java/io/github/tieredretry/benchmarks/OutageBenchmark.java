@@ -100,6 +100,10 @@ final class OutageBenchmark {
 			// The stream went on while the outage drained: wait for what it published meanwhile.
 			awaitSettled(run, round, published.get(), publishFailure, System.nanoTime()
 					+ RunContext.roundTimeout(settings.outageRate()).toNanos());
+			if (settled(round) > published.get()) {
+				run.log("[outage] " + roundId + ": " + (settled(round) - published.get()) + " more messages processed "
+						+ "or parked than published: a message was delivered again after it was settled");
+			}
 			long inParkingLot = run.broker().messageCount(parkingLot);
 			if (inParkingLot != round.parkedCount()) {
 				throw new IllegalStateException("Round " + roundId + ": " + round.parkedCount() + " messages parked "
