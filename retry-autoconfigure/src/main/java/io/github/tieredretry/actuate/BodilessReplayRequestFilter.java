@@ -18,10 +18,11 @@ import org.springframework.http.MediaType;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Lets {@code curl -X POST .../actuator/retry/parking-lot/replay} start a replay: Actuator write operations
- * consume JSON, and a {@code POST} without body and without {@code Content-Type} would be refused with a bare
- * {@code 415}. Such a request (and only such a request to the replay path) is given
- * {@code Content-Type: application/json}: an empty body, which the endpoint reads as "no parameters".
+ * Lets {@code curl -X POST .../actuator/retry/parking-lot/replay} start a replay:
+ * Actuator write operations consume JSON, and a {@code POST} without body and without
+ * {@code Content-Type} would be refused with a bare {@code 415}. Such a request (and only
+ * such a request to the replay path) is given {@code Content-Type: application/json}: an
+ * empty body, which the endpoint reads as "no parameters".
  */
 public class BodilessReplayRequestFilter extends OncePerRequestFilter {
 
@@ -29,8 +30,8 @@ public class BodilessReplayRequestFilter extends OncePerRequestFilter {
 
 	/**
 	 * Create the filter.
-	 * @param endpointPath the path of the {@code retry} endpoint, e.g. {@code /actuator/retry}, or
-	 * {@code null} when it is not served over the web
+	 * @param endpointPath the path of the {@code retry} endpoint, e.g.
+	 * {@code /actuator/retry}, or {@code null} when it is not served over the web
 	 */
 	public BodilessReplayRequestFilter(Supplier<@Nullable String> endpointPath) {
 		this.endpointPath = endpointPath;

@@ -20,23 +20,31 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@link Endpoint @Endpoint} to see the retry tiers, the parking lot and the retryable listeners, and to
- * work on the parking lot. Over HTTP ({@link RetryEndpointWebExtension} gives the status codes):
+ * {@link Endpoint @Endpoint} to see the retry tiers, the parking lot and the retryable
+ * listeners, and to work on the parking lot. Over HTTP ({@link RetryEndpointWebExtension}
+ * gives the status codes):
  * <ul>
- * <li>{@code GET /actuator/retry}: tiers, parking lot, listeners with their effective policy, the replay;</li>
- * <li>{@code GET /actuator/retry/parking-lot}: the oldest parked messages, left parked;</li>
- * <li>{@code GET /actuator/retry/parking-lot/groups}: the parked messages grouped by how they failed;</li>
- * <li>{@code GET /actuator/retry/parking-lot/replay}: the replay running in the background, or the last;</li>
- * <li>{@code POST /actuator/retry/parking-lot/replay}: start a replay (or a dry run);</li>
+ * <li>{@code GET /actuator/retry}: tiers, parking lot, listeners with their effective
+ * policy, the replay;</li>
+ * <li>{@code GET /actuator/retry/parking-lot}: the oldest parked messages, left
+ * parked;</li>
+ * <li>{@code GET /actuator/retry/parking-lot/groups}: the parked messages grouped by how
+ * they failed;</li>
+ * <li>{@code GET /actuator/retry/parking-lot/replay}: the replay running in the
+ * background, or the last;</li>
+ * <li>{@code POST /actuator/retry/parking-lot/replay}: start a replay (or a dry
+ * run);</li>
  * <li>{@code DELETE /actuator/retry/parking-lot/replay}: stop the replay;</li>
- * <li>{@code DELETE /actuator/retry/parking-lot}: purge parked messages (or a dry run);</li>
- * <li>{@code POST /actuator/retry/breakers/{listener or queue}} with {@code state=open} or {@code closed}: pause a
- * listener that has a circuit breaker until it is closed, or resume it now.</li>
+ * <li>{@code DELETE /actuator/retry/parking-lot}: purge parked messages (or a dry
+ * run);</li>
+ * <li>{@code POST /actuator/retry/breakers/{listener or queue}} with {@code state=open}
+ * or {@code closed}: pause a listener that has a circuit breaker until it is closed, or
+ * resume it now.</li>
  * </ul>
- * Every parking-lot operation takes the filter parameters {@code queue}, {@code group}, {@code exception},
- * {@code reason}, {@code parkedAfter}, {@code parkedBefore} and {@code messageId} (see
- * {@link ParkingLotRequest}); they are checked once, by {@link ParkingLotRequest} and the
- * {@link ParkingLotService}.
+ * Every parking-lot operation takes the filter parameters {@code queue}, {@code group},
+ * {@code exception}, {@code reason}, {@code parkedAfter}, {@code parkedBefore} and
+ * {@code messageId} (see {@link ParkingLotRequest}); they are checked once, by
+ * {@link ParkingLotRequest} and the {@link ParkingLotService}.
  */
 @Endpoint(id = "retry")
 public class RetryEndpoint {
@@ -68,7 +76,8 @@ public class RetryEndpoint {
 	}
 
 	/**
-	 * The tiers, the parking lot with their current depths, every retryable listener and the replay.
+	 * The tiers, the parking lot with their current depths, every retryable listener and
+	 * the replay.
 	 * @return the description
 	 */
 	@ReadOperation
@@ -77,10 +86,11 @@ public class RetryEndpoint {
 	}
 
 	/**
-	 * Look at the parking lot: its oldest messages ({@code parking-lot}), its failure groups
-	 * ({@code parking-lot/groups}) or its replay ({@code parking-lot/replay}).
+	 * Look at the parking lot: its oldest messages ({@code parking-lot}), its failure
+	 * groups ({@code parking-lot/groups}) or its replay ({@code parking-lot/replay}).
 	 * @param path the resource
-	 * @param limit the most messages to return (default {@value ParkingLotService#DEFAULT_PEEK_LIMIT}, at most
+	 * @param limit the most messages to return (default
+	 * {@value ParkingLotService#DEFAULT_PEEK_LIMIT}, at most
 	 * {@value ParkingLotService#MAX_PEEK_LIMIT})
 	 * @param scanLimit the most messages to look at
 	 * @param queue only messages that failed on this queue
@@ -110,11 +120,11 @@ public class RetryEndpoint {
 	}
 
 	/**
-	 * Start a replay of matching parked messages in the background ({@code parking-lot/replay}), or say
-	 * what it would move ({@code dryRun}); or open or close a listener's circuit breaker
-	 * ({@code breakers/{listener or queue}}).
-	 * @param path {@code parking-lot/replay}, or {@code breakers} and the listener's name (URL-encoded:
-	 * {@code OrderListener%23onOrder}) or a queue it consumes
+	 * Start a replay of matching parked messages in the background
+	 * ({@code parking-lot/replay}), or say what it would move ({@code dryRun}); or open
+	 * or close a listener's circuit breaker ({@code breakers/{listener or queue}}).
+	 * @param path {@code parking-lot/replay}, or {@code breakers} and the listener's name
+	 * (URL-encoded: {@code OrderListener%23onOrder}) or a queue it consumes
 	 * @param limit the most messages to replay (default: all)
 	 * @param scanLimit the most messages a dry run looks at
 	 * @param dryRun whether to move nothing and say what would move
@@ -126,7 +136,8 @@ public class RetryEndpoint {
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
 	 * @param state for a breaker: {@code open} or {@code closed}
-	 * @return the replay's status as it starts, the dry run's result, or the breaker as it is now
+	 * @return the replay's status as it starts, the dry run's result, or the breaker as
+	 * it is now
 	 * @throws UnknownResourceException for another path
 	 * @throws ParkingLotRequestException when a parameter is invalid
 	 * @throws ReplayInProgressException when a replay runs already
@@ -151,8 +162,8 @@ public class RetryEndpoint {
 	}
 
 	/**
-	 * Purge matching parked messages ({@code parking-lot}; without a filter only with {@code all=true}), or
-	 * stop the replay ({@code parking-lot/replay}).
+	 * Purge matching parked messages ({@code parking-lot}; without a filter only with
+	 * {@code all=true}), or stop the replay ({@code parking-lot/replay}).
 	 * @param path {@code parking-lot} or {@code parking-lot/replay}
 	 * @param scanLimit the most messages a dry run looks at
 	 * @param dryRun whether to remove nothing and say what would be removed
@@ -174,8 +185,8 @@ public class RetryEndpoint {
 			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
 			@Nullable String parkedBefore, @Nullable String messageId) {
 		return switch (resource(path)) {
-			case PARKING_LOT -> this.parkingLot.purgeAsRequested(request(null, scanLimit, dryRun, all, queue, group, exception,
-					reason, parkedAfter, parkedBefore, messageId));
+			case PARKING_LOT -> this.parkingLot.purgeAsRequested(request(null, scanLimit, dryRun, all, queue, group,
+					exception, reason, parkedAfter, parkedBefore, messageId));
 			case PARKING_LOT + "/" + REPLAY -> replayStatus(this.parkingLot.stopReplay());
 			default -> throw unknown(path, "parking-lot or parking-lot/replay");
 		};
@@ -200,10 +211,10 @@ public class RetryEndpoint {
 		return status;
 	}
 
-	private static ParkingLotRequest request(@Nullable String limit, @Nullable String scanLimit, @Nullable String dryRun,
-			@Nullable String all, @Nullable String queue, @Nullable String group, @Nullable String exception,
-			@Nullable String reason, @Nullable String parkedAfter, @Nullable String parkedBefore,
-			@Nullable String messageId) {
+	private static ParkingLotRequest request(@Nullable String limit, @Nullable String scanLimit,
+			@Nullable String dryRun, @Nullable String all, @Nullable String queue, @Nullable String group,
+			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
+			@Nullable String parkedBefore, @Nullable String messageId) {
 		Map<String, @Nullable String> parameters = new LinkedHashMap<>();
 		parameters.put("limit", limit);
 		parameters.put("scanLimit", scanLimit);
@@ -224,8 +235,8 @@ public class RetryEndpoint {
 	}
 
 	private static UnknownResourceException unknown(String[] path, String known) {
-		return new UnknownResourceException("No resource '" + resource(path) + "' below the retry endpoint; use "
-				+ known);
+		return new UnknownResourceException(
+				"No resource '" + resource(path) + "' below the retry endpoint; use " + known);
 	}
 
 	/** A parameter the operation cannot use; over HTTP a {@code 400 Bad Request}. */
@@ -237,7 +248,9 @@ public class RetryEndpoint {
 
 	}
 
-	/** A path below the endpoint that names nothing; over HTTP a {@code 404 Not Found}. */
+	/**
+	 * A path below the endpoint that names nothing; over HTTP a {@code 404 Not Found}.
+	 */
 	public static class UnknownResourceException extends RuntimeException {
 
 		UnknownResourceException(String message) {

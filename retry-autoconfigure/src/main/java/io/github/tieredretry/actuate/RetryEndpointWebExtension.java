@@ -17,10 +17,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 /**
- * {@link EndpointWebExtension @EndpointWebExtension} for the {@link RetryEndpoint}: the same operations, with
- * HTTP status codes and the reason in the body of every error: {@code 404} for a path that names nothing,
- * {@code 400} for an invalid parameter, {@code 409} for a replay while another one runs, {@code 202} for a
- * replay started in the background.
+ * {@link EndpointWebExtension @EndpointWebExtension} for the {@link RetryEndpoint}: the
+ * same operations, with HTTP status codes and the reason in the body of every error:
+ * {@code 404} for a path that names nothing, {@code 400} for an invalid parameter,
+ * {@code 409} for a replay while another one runs, {@code 202} for a replay started in
+ * the background.
  */
 @EndpointWebExtension(endpoint = RetryEndpoint.class)
 public class RetryEndpointWebExtension {

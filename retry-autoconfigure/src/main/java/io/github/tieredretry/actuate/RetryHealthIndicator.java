@@ -8,18 +8,18 @@ import io.github.tieredretry.listener.BreakerState;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
-
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of the retry queues: {@code DOWN} when a tier queue or the parking lot is missing on the broker
- * (retries would be returned as unroutable, or parked messages would have nowhere to go) or the broker
- * cannot be read; otherwise {@code UP}, with the depths and the forwarding connection's state
- * ({@code publisher.state}: {@code running}, or {@code blocked} during a broker resource alarm) in the details. Depths come from the cached
- * {@link RetryQueueDepths}, so frequent health checks do not load the broker.
+ * Health of the retry queues: {@code DOWN} when a tier queue or the parking lot is
+ * missing on the broker (retries would be returned as unroutable, or parked messages
+ * would have nowhere to go) or the broker cannot be read; otherwise {@code UP}, with the
+ * depths and the forwarding connection's state ({@code publisher.state}: {@code running},
+ * or {@code blocked} during a broker resource alarm) in the details. Depths come from the
+ * cached {@link RetryQueueDepths}, so frequent health checks do not load the broker.
  */
 public class RetryHealthIndicator extends AbstractHealthIndicator {
 
@@ -35,7 +35,8 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 	 * Create the indicator.
 	 * @param depths the cached queue depths
 	 * @param topology the retry topology
-	 * @param publisherState whether the broker blocks forwarding, or {@code null} when unknown
+	 * @param publisherState whether the broker blocks forwarding, or {@code null} when
+	 * unknown
 	 * @param breakers the listeners' circuit breakers
 	 */
 	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
@@ -78,11 +79,10 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 		}
 	}
 
-	/**
-	 * The forwarding connection's state. A connection the broker blocks (a resource alarm) does not make the
-	 * application DOWN: healthy messages keep flowing and failed ones wait, unacked, until the alarm clears.
-	 * The detail says so; the broker's own alarm is what operators must clear.
-	 */
+	// The forwarding connection's state. A connection the broker blocks (a resource
+	// alarm) does not make the application DOWN: healthy messages keep flowing and failed
+	// ones wait, unacked, until the alarm clears. The detail says so; the broker's own
+	// alarm is what operators must clear.
 	private void addPublisher(Health.Builder builder) {
 		PublisherBlockedState state = this.publisherState;
 		if (state == null) {
@@ -103,10 +103,9 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("publisher", publisher);
 	}
 
-	/**
-	 * Listeners paused by their circuit breaker are not DOWN: they pause on purpose while their downstream is
-	 * down, and nothing is lost meanwhile. The detail names them and says when they try again.
-	 */
+	// Listeners paused by their circuit breaker are not DOWN: they pause on purpose while
+	// their downstream is down, and nothing is lost meanwhile. The detail names them and
+	// says when they try again.
 	private void addBreakers(Health.Builder builder) {
 		Map<String, Object> breakers = new LinkedHashMap<>();
 		for (BreakerState state : this.breakers.breakers()) {

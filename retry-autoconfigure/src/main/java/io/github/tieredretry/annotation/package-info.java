@@ -1,5 +1,6 @@
 /**
- * The {@code @RetryableListener} annotation that opts a {@code @RabbitListener} into tiered retries.
+ * The {@code @RetryableListener} annotation that opts a {@code @RabbitListener} into
+ * tiered retries.
  */
 @NullMarked
 package io.github.tieredretry.annotation;

@@ -14,18 +14,24 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
 
 /**
- * Creates the connection factory that forwards failed messages: same broker, credentials and TLS as the
- * application's, but a connection of its own with publisher confirms, whatever the application set for
- * {@code spring.rabbitmq.publisher-confirm-type}.
+ * Creates the connection factory that forwards failed messages: same broker, credentials
+ * and TLS as the application's, but a connection of its own with publisher confirms,
+ * whatever the application set for {@code spring.rabbitmq.publisher-confirm-type}.
  */
 final class PublisherConnectionFactories {
 
 	private static final Log logger = LogFactory.getLog(PublisherConnectionFactories.class);
 
-	/** The connection name shown by the broker (management UI, {@code rabbitmqctl list_connections}). */
+	/**
+	 * The connection name shown by the broker (management UI,
+	 * {@code rabbitmqctl list_connections}).
+	 */
 	static final String CONNECTION_NAME = "tiered-retry-publisher";
 
-	/** The shortest wait for the reply to a channel open or close on the publisher connection. */
+	/**
+	 * The shortest wait for the reply to a channel open or close on the publisher
+	 * connection.
+	 */
 	static final Duration MIN_CHANNEL_RPC_TIMEOUT = Duration.ofSeconds(10);
 
 	private PublisherConnectionFactories() {
@@ -38,13 +44,16 @@ final class PublisherConnectionFactories {
 			throw new IllegalStateException("Tiered retries need a connection factory of their own to forward "
 					+ "failed messages, and cannot derive it from " + applicationFactory.getClass().getName()
 					+ ". Define a CachingConnectionFactory bean named '"
-					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY + "' with publisher confirm type SIMPLE, "
+					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY
+					+ "' with publisher confirm type SIMPLE, "
 					+ "connected to the same broker, declared with @Bean(defaultCandidate = false) so that it does not "
 					+ "replace the application's own connection factory.");
 		}
-		// A copy of the client factory: same host, port, virtual host, credentials, TLS and customizations, but
-		// channel RPCs (open, close) that give up after a short while. During a resource alarm the broker stops
-		// reading the publisher connection, and the default (10 minutes) would hold the publisher thread as long.
+		// A copy of the client factory: same host, port, virtual host, credentials, TLS
+		// and customizations, but channel RPCs (open, close) that give up after a short
+		// while. During a resource alarm the broker stops reading the publisher
+		// connection, and the default (10 minutes) would hold the publisher thread as
+		// long.
 		com.rabbitmq.client.ConnectionFactory client = application.getRabbitConnectionFactory().clone();
 		client.setChannelRpcTimeout((int) Math.min(Integer.MAX_VALUE,
 				Math.max(MIN_CHANNEL_RPC_TIMEOUT.toMillis(), confirmTimeout.toMillis() * 2)));
@@ -59,7 +68,8 @@ final class PublisherConnectionFactories {
 					+ TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY
 					+ "' (with @Bean(defaultCandidate = false)) to choose otherwise");
 		}
-		// One long-lived connection: CONNECTION mode (copied from spring.rabbitmq.cache.connection.mode) would open
+		// One long-lived connection: CONNECTION mode (copied from
+		// spring.rabbitmq.cache.connection.mode) would open
 		// a connection per forward.
 		publisher.setCacheMode(CachingConnectionFactory.CacheMode.CHANNEL);
 		publisher.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);

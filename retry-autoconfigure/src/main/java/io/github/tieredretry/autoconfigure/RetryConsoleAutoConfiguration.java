@@ -15,8 +15,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
 
 /**
- * Auto-configuration of the operations console ({@code retry.console.enabled=true}), in Spring MVC
- * applications. It can replay and purge parked messages: put {@code retry.console.path} behind a login.
+ * Auto-configuration of the operations console ({@code retry.console.enabled=true}), in
+ * Spring MVC applications. It can replay and purge parked messages: put
+ * {@code retry.console.path} behind a login.
  */
 @AutoConfiguration(after = RetryOperationsAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)

@@ -9,9 +9,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * When {@code retry.enabled=false}, says at startup which {@code @RetryableListener} methods are left
- * without retries and what their failures do instead: with Spring Boot's container defaults, a failing
- * message is requeued and redelivered at once, in a hot loop.
+ * When {@code retry.enabled=false}, says at startup which {@code @RetryableListener}
+ * methods are left without retries and what their failures do instead: with Spring Boot's
+ * container defaults, a failing message is requeued and redelivered at once, in a hot
+ * loop.
  */
 @AutoConfiguration(after = RabbitAutoConfiguration.class)
 @ConditionalOnClass(RabbitListener.class)

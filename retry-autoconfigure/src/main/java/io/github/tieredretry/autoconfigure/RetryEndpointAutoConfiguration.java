@@ -22,8 +22,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Auto-configuration of the {@code retry} Actuator endpoint and its web extension. Like every endpoint it
- * is created only when exposed ({@code management.endpoints.web.exposure.include}); Spring Boot exposes only
+ * Auto-configuration of the {@code retry} Actuator endpoint and its web extension. Like
+ * every endpoint it is created only when exposed
+ * ({@code management.endpoints.web.exposure.include}); Spring Boot exposes only
  * {@code health} by default.
  */
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class })

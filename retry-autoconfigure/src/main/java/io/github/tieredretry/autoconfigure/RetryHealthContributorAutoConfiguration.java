@@ -16,8 +16,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the {@code retry} health indicator; {@code management.health.retry.enabled=false}
- * switches it off.
+ * Auto-configuration of the {@code retry} health indicator;
+ * {@code management.health.retry.enabled=false} switches it off.
  */
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class })
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })

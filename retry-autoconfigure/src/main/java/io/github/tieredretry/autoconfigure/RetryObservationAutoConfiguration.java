@@ -22,10 +22,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 
 /**
- * Auto-configuration of the starter's observations ({@code rabbitmq.retry.forward}, {@code rabbitmq.retry.replay})
- * when the application has an {@link ObservationRegistry}, with conventions a
- * {@link RetryForwardObservationConvention} or {@link RetryReplayObservationConvention} bean replaces; and, with
- * Micrometer Tracing, the handler that keeps retries in their trace and links replays to their parked trace.
+ * Auto-configuration of the starter's observations ({@code rabbitmq.retry.forward},
+ * {@code rabbitmq.retry.replay}) when the application has an {@link ObservationRegistry},
+ * with conventions a {@link RetryForwardObservationConvention} or
+ * {@link RetryReplayObservationConvention} bean replaces; and, with Micrometer Tracing,
+ * the handler that keeps retries in their trace and links replays to their parked trace.
  */
 @AutoConfiguration(after = TieredRetryAutoConfiguration.class,
 		afterName = { "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration",
@@ -42,16 +43,21 @@ public final class RetryObservationAutoConfiguration {
 	}
 
 	/**
-	 * Spans of forwards and replays, when Micrometer Tracing has a tracer. After Spring Boot's tracing
-	 * auto-configuration: the handler is a {@code PropagatingSenderTracingObservationHandler}, and Spring Boot
-	 * defines its own (for every other sender, such as the {@code RabbitTemplate}) only if there is none yet.
+	 * Spans of forwards and replays, when Micrometer Tracing has a tracer. After Spring
+	 * Boot's tracing auto-configuration: the handler is a
+	 * {@code PropagatingSenderTracingObservationHandler}, and Spring Boot defines its own
+	 * (for every other sender, such as the {@code RabbitTemplate}) only if there is none
+	 * yet.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler")
 	@ConditionalOnBean(type = { "io.micrometer.tracing.Tracer", "io.micrometer.tracing.propagation.Propagator" })
 	static class TracingConfiguration {
 
-		/** Before Spring Boot's sender handler: tracing handlers are tried in order, the first that applies wins. */
+		/**
+		 * Before Spring Boot's sender handler: tracing handlers are tried in order, the
+		 * first that applies wins.
+		 */
 		static final int ORDER = MicrometerTracingAutoConfiguration.SENDER_TRACING_OBSERVATION_HANDLER_ORDER - 100;
 
 		@Bean

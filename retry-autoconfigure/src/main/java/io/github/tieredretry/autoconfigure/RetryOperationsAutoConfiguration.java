@@ -24,9 +24,10 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of the operations on the retry queues that metrics, health and the {@code retry}
- * endpoint build on, and that applications may use directly: cached queue depths and the parking-lot
- * service (peek, group, replay at a limited rate, purge), and the overview of the retry set-up.
+ * Auto-configuration of the operations on the retry queues that metrics, health and the
+ * {@code retry} endpoint build on, and that applications may use directly: cached queue
+ * depths and the parking-lot service (peek, group, replay at a limited rate, purge), and
+ * the overview of the retry set-up.
  */
 @AutoConfiguration(after = TieredRetryAutoConfiguration.class)
 @ConditionalOnClass({ RabbitTemplate.class, Channel.class })

@@ -19,44 +19,49 @@ import org.springframework.boot.context.properties.NestedConfigurationProperty;
 public class RetryProperties {
 
 	/**
-	 * Whether tiered retries are enabled. When false, nothing is declared on the broker and no listener
-	 * is wrapped: a failure of a @RetryableListener then does what its container does without retries,
-	 * by default requeue and immediate redelivery in a hot loop. A WARN at startup names those listeners.
+	 * Whether tiered retries are enabled. When false, nothing is declared on the broker
+	 * and no listener is wrapped: a failure of a @RetryableListener then does what its
+	 * container does without retries, by default requeue and immediate redelivery in a
+	 * hot loop. A WARN at startup names those listeners.
 	 */
 	private boolean enabled = true;
 
 	/**
-	 * Delay tiers: positive, strictly ascending durations. Each becomes a queue with that fixed TTL named
-	 * 'retry.delay.<ttl>' (for example retry.delay.10s). A retry waits in the smallest tier at least as
-	 * long as its delay; longer delays go through the largest tier repeatedly.
+	 * Delay tiers: positive, strictly ascending durations. Each becomes a queue with that
+	 * fixed TTL, named after it (for example retry.delay.10s). A retry waits in the
+	 * smallest tier at least as long as its delay; longer delays go through the largest
+	 * tier repeatedly.
 	 */
 	private List<Duration> tiers = new ArrayList<>(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
 
 	/**
-	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter at-least-once and keep
-	 * retries through broker restarts and crashes; they also work on a single node. Classic is an explicit
-	 * choice for development or throw-away data: classic tiers dead-letter at most once and can lose a retry
-	 * that expires while the broker stops or crashes. Every application on a virtual host must use the same
+	 * Type of the tier queues and of the parking lot. Quorum tiers dead-letter
+	 * at-least-once and keep retries through broker restarts and crashes; they also work
+	 * on a single node. Classic is an explicit choice for development or throw-away data:
+	 * classic tiers dead-letter at most once and can lose a retry that expires while the
+	 * broker stops or crashes. Every application on a virtual host must use the same
 	 * type, and an existing queue never changes type: see docs/migration.md to switch.
 	 */
 	private QueueType queueType = QueueType.QUORUM;
 
 	/**
-	 * Name of the parking-lot queue, where messages go after their last retry or when they can never
-	 * succeed.
+	 * Name of the parking-lot queue, where messages go after their last retry or when
+	 * they can never succeed.
 	 */
 	private String parkingLot = "retry.parking-lot";
 
 	/**
-	 * Retry settings for every retryable listener, unless its policy or annotation says otherwise.
+	 * Retry settings for every retryable listener, unless its policy or annotation says
+	 * otherwise.
 	 */
 	private final Policy defaults = new Policy();
 
 	/**
-	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has the keys of
-	 * retry.defaults (max-retries, delays, initial-interval, multiplier, max-interval, immediate-retries,
-	 * timeout, retry-on, no-retry-on); keys left unset come from retry.defaults.
+	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has
+	 * the keys of retry.defaults (max-retries, delays, initial-interval, multiplier,
+	 * max-interval, immediate-retries, timeout, retry-on, no-retry-on); keys left unset
+	 * come from retry.defaults.
 	 */
 	private final Map<String, Policy> policies = new LinkedHashMap<>();
 
@@ -125,20 +130,21 @@ public class RetryProperties {
 	}
 
 	/**
-	 * One retry policy. Unset fields inherit: a named policy from retry.defaults, retry.defaults from the
-	 * built-in values ({@code PolicyLayer.BUILT_IN}, shown as the defaults of the retry.defaults.* keys).
+	 * One retry policy. Unset fields inherit: a named policy from retry.defaults,
+	 * retry.defaults from the built-in values ({@code PolicyLayer.BUILT_IN}, shown as the
+	 * defaults of the retry.defaults.* keys).
 	 */
 	public static class Policy {
 
 		/**
-		 * Retries after the first attempt (Spring Boot's listener retry counts the same way since 4.1:
-		 * max-retries 3 there is max-retries 3 here).
+		 * Retries after the first attempt (Spring Boot's listener retry counts the same
+		 * way since 4.1: max-retries 3 there is max-retries 3 here).
 		 */
 		private @Nullable Integer maxRetries;
 
 		/**
-		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s, 1h'. Overrides the
-		 * exponential back-off.
+		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s,
+		 * 1h'. Overrides the exponential back-off.
 		 */
 		private List<Duration> delays = new ArrayList<>();
 
@@ -158,26 +164,26 @@ public class RetryProperties {
 		private @Nullable Duration maxInterval;
 
 		/**
-		 * In-place retries, without delay, before the first tiered retry (they block the consumer thread
-		 * briefly, so keep them few).
+		 * In-place retries, without delay, before the first tiered retry (they block the
+		 * consumer thread briefly, so keep them few).
 		 */
 		private @Nullable Integer immediateRetries;
 
 		/**
-		 * No retry is scheduled to fall due later than the first failure plus this; the message is parked
-		 * with reason 'timeout' instead.
+		 * No retry is scheduled to fall due later than the first failure plus this; the
+		 * message is parked with reason 'timeout' instead.
 		 */
 		private @Nullable Duration timeout;
 
 		/**
-		 * Fully qualified names of exceptions that are retried, matched through the cause chain. Empty
-		 * means every exception.
+		 * Fully qualified names of exceptions that are retried, matched through the cause
+		 * chain. Empty means every exception.
 		 */
 		private List<String> retryOn = new ArrayList<>();
 
 		/**
-		 * Fully qualified names of exceptions that are never retried (the message is parked at once),
-		 * matched through the cause chain. Wins over retry-on.
+		 * Fully qualified names of exceptions that are never retried (the message is
+		 * parked at once), matched through the cause chain. Wins over retry-on.
 		 */
 		private List<String> noRetryOn = new ArrayList<>();
 
@@ -266,41 +272,47 @@ public class RetryProperties {
 	}
 
 	/**
-	 * A listener's circuit breaker: while its failures spike (its downstream is down), its consumers pause
-	 * instead of running every message through its retries. Needs
-	 * io.github.resilience4j:resilience4j-circuitbreaker. Unset fields inherit like the policy's.
+	 * A listener's circuit breaker: while its failures spike (its downstream is down),
+	 * its consumers pause instead of running every message through its retries. Needs
+	 * io.github.resilience4j:resilience4j-circuitbreaker. Unset fields inherit like the
+	 * policy's.
 	 */
 	public static class Breaker {
 
 		/**
-		 * Whether listeners of this policy have a circuit breaker. Built-in default: false.
+		 * Whether listeners of this policy have a circuit breaker. Built-in default:
+		 * false.
 		 */
 		private @Nullable Boolean enabled;
 
 		/**
-		 * Failure rate, in percent, of the latest messages at or above which the listener pauses. Failures no
-		 * retry fixes (no-retry-on, unconvertible payloads) do not count. Built-in default: 50.
+		 * Failure rate, in percent, of the latest messages at or above which the listener
+		 * pauses. Failures no retry fixes (no-retry-on, unconvertible payloads) do not
+		 * count. Built-in default: 50.
 		 */
 		private @Nullable Float failureRateThreshold;
 
 		/**
-		 * How many of the latest outcomes the failure rate is computed over. Built-in default: 20.
+		 * How many of the latest outcomes the failure rate is computed over. Built-in
+		 * default: 20.
 		 */
 		private @Nullable Integer slidingWindowSize;
 
 		/**
-		 * How many outcomes are needed before the listener may pause. Built-in default: 10.
+		 * How many outcomes are needed before the listener may pause. Built-in default:
+		 * 10.
 		 */
 		private @Nullable Integer minimumCalls;
 
 		/**
-		 * How long the listener pauses before it tries a few messages again. Built-in default: 30s.
+		 * How long the listener pauses before it tries a few messages again. Built-in
+		 * default: 30s.
 		 */
 		private @Nullable Duration waitInOpenState;
 
 		/**
-		 * How many messages a paused listener tries before it resumes (all succeed) or pauses again. Built-in
-		 * default: 3.
+		 * How many messages a paused listener tries before it resumes (all succeed) or
+		 * pauses again. Built-in default: 3.
 		 */
 		private @Nullable Integer probesInHalfOpenState;
 
@@ -360,7 +372,8 @@ public class RetryProperties {
 	public static class Headers {
 
 		/**
-		 * Whether to add the failure's stack trace in header 'retry-stack-trace' (truncated).
+		 * Whether to add the failure's stack trace in header 'retry-stack-trace'
+		 * (truncated).
 		 */
 		private boolean includeStackTrace = false;
 
@@ -406,14 +419,15 @@ public class RetryProperties {
 	public static class Publish {
 
 		/**
-		 * How long to wait for the broker to confirm a forward. Without a confirm the original message is
-		 * not acked and goes back to its queue.
+		 * How long to wait for the broker to confirm a forward. Without a confirm the
+		 * original message is not acked and goes back to its queue.
 		 */
 		private Duration confirmTimeout = Duration.ofSeconds(5);
 
 		/**
-		 * Pause of a consumer after a failed forward, doubled on each consecutive failure up to
-		 * failure-max-pause, so that a requeued message is not redelivered in a hot loop.
+		 * Pause of a consumer after a failed forward, doubled on each consecutive failure
+		 * up to failure-max-pause, so that a requeued message is not redelivered in a hot
+		 * loop.
 		 */
 		private Duration failureInitialPause = Duration.ofMillis(500);
 
@@ -454,8 +468,8 @@ public class RetryProperties {
 	public static class Topology {
 
 		/**
-		 * How often to check that the tier queues, the parking lot and the exchanges still exist, and
-		 * declare whatever was deleted. Zero disables the check.
+		 * How often to check that the tier queues, the parking lot and the exchanges
+		 * still exist, and declare whatever was deleted. Zero disables the check.
 		 */
 		private Duration checkInterval = Duration.ofSeconds(30);
 
@@ -475,7 +489,8 @@ public class RetryProperties {
 	public static class Metrics {
 
 		/**
-		 * Whether to record retry metrics (rabbitmq.retry.*) when a MeterRegistry is available.
+		 * Whether to record retry metrics (rabbitmq.retry.*) when a MeterRegistry is
+		 * available.
 		 */
 		private boolean enabled = true;
 
@@ -507,15 +522,15 @@ public class RetryProperties {
 	public static class Replay {
 
 		/**
-		 * Most messages a replay publishes per second, so that replaying a large parking lot does not
-		 * starve live traffic on the origin queues.
+		 * Most messages a replay publishes per second, so that replaying a large parking
+		 * lot does not starve live traffic on the origin queues.
 		 */
 		private double rate = 50;
 
 		/**
-		 * Most messages one pass of a replay moves before it gives back the parked messages it holds
-		 * unacknowledged (those it skipped) and starts the next pass. At the rate, a pass holds messages for
-		 * at most batch-size / rate seconds.
+		 * Most messages one pass of a replay moves before it gives back the parked
+		 * messages it holds unacknowledged (those it skipped) and starts the next pass.
+		 * At the rate, a pass holds messages for at most batch-size / rate seconds.
 		 */
 		private int batchSize = 100;
 
@@ -538,14 +553,14 @@ public class RetryProperties {
 	}
 
 	/**
-	 * The operations console: a web page to look at the retry tiers and the parking lot and to replay or
-	 * purge failure groups.
+	 * The operations console: a web page to look at the retry tiers and the parking lot
+	 * and to replay or purge failure groups.
 	 */
 	public static class Console {
 
 		/**
-		 * Whether to serve the operations console (Spring MVC applications only). It can replay and purge
-		 * parked messages: put it behind a login.
+		 * Whether to serve the operations console (Spring MVC applications only). It can
+		 * replay and purge parked messages: put it behind a login.
 		 */
 		private boolean enabled = false;
 

@@ -22,8 +22,9 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.util.ClassUtils;
 
 /**
- * Turns {@link RetryProperties} into validated settings. Every invalid value fails startup with an
- * {@link InvalidConfigurationPropertyValueException} that names the property, the value and the fix.
+ * Turns {@link RetryProperties} into validated settings. Every invalid value fails
+ * startup with an {@link InvalidConfigurationPropertyValueException} that names the
+ * property, the value and the fix.
  */
 final class RetrySettings {
 
@@ -112,7 +113,8 @@ final class RetrySettings {
 	static RetryProperties.Publish publish(RetryProperties properties) {
 		RetryProperties.Publish publish = properties.getPublish();
 		positive("retry.publish.confirm-timeout", publish.getConfirmTimeout());
-		// Zero would make a requeued message come straight back: a hot loop while forwards fail.
+		// Zero would make a requeued message come straight back: a hot loop while
+		// forwards fail.
 		positive("retry.publish.failure-initial-pause", publish.getFailureInitialPause());
 		positive("retry.publish.failure-max-pause", publish.getFailureMaxPause());
 		return publish;
@@ -129,7 +131,8 @@ final class RetrySettings {
 		}
 		if ("delays".equals(invalid.field())) {
 			// The property's value is the whole list: say which delay is the problem.
-			throw new InvalidConfigurationPropertyValueException(prefix + ".delays", DurationText.of(policy.getDelays()),
+			throw new InvalidConfigurationPropertyValueException(prefix + ".delays",
+					DurationText.of(policy.getDelays()),
 					"'" + invalid.valueText() + "' is not usable. " + invalid.fix());
 		}
 		throw new InvalidConfigurationPropertyValueException(prefix + "." + invalid.field(), invalid.valueText(),
@@ -147,9 +150,10 @@ final class RetrySettings {
 				type = ClassUtils.forName(trimmed, classLoader);
 			}
 			catch (ClassNotFoundException | LinkageError | IllegalArgumentException ex) {
-				throw new InvalidConfigurationPropertyValueException(property, name, "No class '" + trimmed
-						+ "' on the classpath. Use the fully qualified name of an exception class, for example "
-						+ "'java.io.IOException' or 'com.example.PaymentDeclinedException'.");
+				throw new InvalidConfigurationPropertyValueException(property, name,
+						"No class '" + trimmed
+								+ "' on the classpath. Use the fully qualified name of an exception class, for example "
+								+ "'java.io.IOException' or 'com.example.PaymentDeclinedException'.");
 			}
 			if (!Throwable.class.isAssignableFrom(type)) {
 				throw new InvalidConfigurationPropertyValueException(property, name,
@@ -161,8 +165,8 @@ final class RetrySettings {
 	}
 
 	private static void positive(String property, @Nullable Duration value) {
-		if (value != null && (value.isNegative() || value.isZero()
-				|| value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
+		if (value != null
+				&& (value.isNegative() || value.isZero() || value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
 			throw new InvalidConfigurationPropertyValueException(property, DurationText.of(value),
 					"Use a positive duration of at most 100 years, such as '500ms', '10s' or '1h'.");
 		}

@@ -6,8 +6,8 @@ import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /**
- * Explains retry queues or exchanges that exist on the broker with other arguments: every one of them,
- * and the commands that resolve the conflict on their virtual host.
+ * Explains retry queues or exchanges that exist on the broker with other arguments: every
+ * one of them, and the commands that resolve the conflict on their virtual host.
  */
 class RetryTopologyConflictFailureAnalyzer extends AbstractFailureAnalyzer<RetryTopologyConflictException> {
 

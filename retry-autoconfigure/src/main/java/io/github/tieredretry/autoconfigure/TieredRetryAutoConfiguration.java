@@ -12,11 +12,11 @@ import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryFailureClassifier;
+import io.github.tieredretry.listener.RetryShutdown;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.listener.RetryableListenerVerifier;
-import io.github.tieredretry.listener.RetryShutdown;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
@@ -48,9 +48,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.ResourceLoader;
 
 /**
- * Auto-configuration of tiered, non-blocking retries for {@code @RetryableListener} listeners: the
- * retry topology, confirmed forwarding on a publisher connection of its own, and the wrapping of
- * retryable listener containers.
+ * Auto-configuration of tiered, non-blocking retries for {@code @RetryableListener}
+ * listeners: the retry topology, confirmed forwarding on a publisher connection of its
+ * own, and the wrapping of retryable listener containers.
  */
 @AutoConfiguration(after = RabbitAutoConfiguration.class)
 @ConditionalOnClass({ RabbitTemplate.class, EnableRabbit.class, Channel.class })
@@ -101,7 +101,8 @@ public final class TieredRetryAutoConfiguration {
 	@Bean
 	RetryTopologyDeclarer retryTopologyDeclarer(RetryTopology topology, ObjectProvider<AmqpAdmin> admin,
 			@Qualifier(PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisherConnectionFactory) {
-		// Inspected on the starter's own connection: the application's would make its admin declare at once.
+		// Inspected on the starter's own connection: the application's would make its
+		// admin declare at once.
 		return new RetryTopologyDeclarer(topology, admin.getIfUnique(), publisherConnectionFactory);
 	}
 
@@ -133,8 +134,8 @@ public final class TieredRetryAutoConfiguration {
 	@Bean
 	RetryTopologyGuardian retryTopologyGuardian(RetryTopologyDeclarer declarer, RetryProperties properties,
 			RetryExecutors executors, PublisherBlockedState blockedState) {
-		return new RetryTopologyGuardian(declarer, RetrySettings.topologyCheckInterval(properties), executors.maintenance(),
-				blockedState::isBlocked);
+		return new RetryTopologyGuardian(declarer, RetrySettings.topologyCheckInterval(properties),
+				executors.maintenance(), blockedState::isBlocked);
 	}
 
 	@Bean(destroyMethod = "close")
@@ -143,9 +144,9 @@ public final class TieredRetryAutoConfiguration {
 			RetryProperties properties, RetryExecutors executors, PublisherBlockedState blockedState) {
 		if (!publisherConnectionFactory.isSimplePublisherConfirms()) {
 			throw new IllegalStateException("The connection factory '" + PUBLISHER_CONNECTION_FACTORY
-					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)), also after "
-					+ "every RetryPublisherConnectionFactoryCustomizer: tiered retries wait for the broker's confirm of "
-					+ "every forward before acking a message.");
+					+ "' must use publisher confirm type SIMPLE (setPublisherConfirmType(ConfirmType.SIMPLE)), "
+					+ "also after every RetryPublisherConnectionFactoryCustomizer: tiered retries wait for the "
+					+ "broker's confirm of " + "every forward before acking a message.");
 		}
 		if (publisherConnectionFactory instanceof CachingConnectionFactory caching
 				&& caching.getCacheMode() == CachingConnectionFactory.CacheMode.CONNECTION) {
@@ -178,7 +179,8 @@ public final class TieredRetryAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ListenerGates retryListenerGates() {
-		// Resilience4j is missing (else BreakerConfiguration gives ListenerBreakers): no breakers.
+		// Resilience4j is missing (else BreakerConfiguration gives ListenerBreakers): no
+		// breakers.
 		return ListenerGates.WITHOUT_BREAKERS;
 	}
 

@@ -18,8 +18,8 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Collects the {@code @RetryableListener} methods while retries are disabled, and logs one WARN naming
- * them once every singleton exists.
+ * Collects the {@code @RetryableListener} methods while retries are disabled, and logs
+ * one WARN naming them once every singleton exists.
  */
 final class UnprotectedListenersWarning implements BeanPostProcessor, SmartInitializingSingleton {
 
@@ -56,17 +56,15 @@ final class UnprotectedListenersWarning implements BeanPostProcessor, SmartIniti
 		}
 	}
 
-	/**
-	 * What a failed message does without tiered retries, with Spring Boot's container factory.
-	 */
+	// What a failed message does without tiered retries, with Spring Boot's container
+	// factory.
 	private String failuresInstead() {
-		String type = this.environment.getProperty("spring.rabbitmq.listener.type", "simple")
-			.toLowerCase(Locale.ROOT);
+		String type = this.environment.getProperty("spring.rabbitmq.listener.type", "simple").toLowerCase(Locale.ROOT);
 		String prefix = "spring.rabbitmq.listener." + type + ".";
 		String rejected = "then rejected: dropped, or dead-lettered if its queue has a dead-letter exchange.";
 		if (this.environment.getProperty(prefix + "retry.enabled", Boolean.class, false)) {
-			return "A message they fail on is retried in the consumer thread, which sleeps between attempts ("
-					+ prefix + "retry.*), " + rejected;
+			return "A message they fail on is retried in the consumer thread, which sleeps between attempts (" + prefix
+					+ "retry.*), " + rejected;
 		}
 		if (!this.environment.getProperty(prefix + "default-requeue-rejected", Boolean.class, true)) {
 			return "A message they fail on is not retried, " + rejected;

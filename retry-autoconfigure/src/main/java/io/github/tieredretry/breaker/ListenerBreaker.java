@@ -19,16 +19,17 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The circuit breaker of one retryable listener, a Resilience4j {@link CircuitBreaker} over the outcomes of
- * its recent messages.
+ * The circuit breaker of one retryable listener, a Resilience4j {@link CircuitBreaker}
+ * over the outcomes of its recent messages.
  * <ul>
- * <li><b>Closed</b>: messages go through; retryable failures count against the listener's downstream,
- * failures no retry fixes (a bad message) do not.</li>
- * <li><b>Open</b>: the failure rate reached the threshold. The listener's consumers take no new message:
- * each waits with the message it holds, unacknowledged, so nothing is forwarded, parked, requeued or counted
- * as a delivery during the outage, and the queue keeps its order.</li>
- * <li><b>Half-open</b>: after the wait, a few messages go through; if they succeed the breaker closes and the
- * consumers go on, if they fail it opens again.</li>
+ * <li><b>Closed</b>: messages go through; retryable failures count against the listener's
+ * downstream, failures no retry fixes (a bad message) do not.</li>
+ * <li><b>Open</b>: the failure rate reached the threshold. The listener's consumers take
+ * no new message: each waits with the message it holds, unacknowledged, so nothing is
+ * forwarded, parked, requeued or counted as a delivery during the outage, and the queue
+ * keeps its order.</li>
+ * <li><b>Half-open</b>: after the wait, a few messages go through; if they succeed the
+ * breaker closes and the consumers go on, if they fail it opens again.</li>
  * </ul>
  * Operators can open it (it then stays open) or close it.
  */
@@ -36,7 +37,10 @@ final class ListenerBreaker implements ListenerGate {
 
 	private static final Log logger = LogFactory.getLog(ListenerBreaker.class);
 
-	/** The longest a waiting consumer sleeps before it asks again (the open wait may end, the app may stop). */
+	/**
+	 * The longest a waiting consumer sleeps before it asks again (the open wait may end,
+	 * the app may stop).
+	 */
 	private static final long LONGEST_WAIT_MILLIS = 1000;
 
 	private final String listener;
@@ -65,7 +69,8 @@ final class ListenerBreaker implements ListenerGate {
 	 * @param queues the queues it consumes
 	 * @param settings its settings
 	 * @param clock the clock
-	 * @param events where {@link ListenerPausedEvent} and {@link ListenerResumedEvent} are published
+	 * @param events where {@link ListenerPausedEvent} and {@link ListenerResumedEvent}
+	 * are published
 	 */
 	ListenerBreaker(String listener, List<String> queues, BreakerSettings settings, Clock clock,
 			java.util.function.Consumer<Object> events) {
@@ -81,7 +86,8 @@ final class ListenerBreaker implements ListenerGate {
 					CircuitBreakerConfig.SlidingWindowType.COUNT_BASED)
 			.waitDurationInOpenState(settings.waitInOpenState())
 			.permittedNumberOfCallsInHalfOpenState(settings.probesInHalfOpenState())
-			// The consumers that wait ask again at least every second: the first after the wait opens it half.
+			// The consumers that wait ask again at least every second: the first after
+			// the wait opens it half.
 			.automaticTransitionFromOpenToHalfOpenEnabled(false)
 			.writableStackTraceEnabled(false)
 			.build();
@@ -128,17 +134,17 @@ final class ListenerBreaker implements ListenerGate {
 	}
 
 	/** An operator pauses the listener until {@link #close()}. */
-	public void open() {
+	void open() {
 		this.breaker.transitionToForcedOpenState();
 	}
 
 	/** An operator resumes the listener now, with a fresh window of outcomes. */
-	public void close() {
+	void close() {
 		this.breaker.transitionToClosedState();
 	}
 
 	/** The application stops: waiting consumers give their messages back. */
-	public void stopping() {
+	void stopping() {
 		this.stopping = true;
 		wakeWaitingConsumers();
 	}
@@ -147,10 +153,10 @@ final class ListenerBreaker implements ListenerGate {
 	 * Where the breaker stands.
 	 * @return its state
 	 */
-	public BreakerState state() {
+	BreakerState state() {
 		CircuitBreaker.State state = this.breaker.getState();
-		Instant resumesAt = (state == CircuitBreaker.State.OPEN)
-				? this.since.plus(this.settings.waitInOpenState()) : null;
+		Instant resumesAt = (state == CircuitBreaker.State.OPEN) ? this.since.plus(this.settings.waitInOpenState())
+				: null;
 		float failureRate = this.breaker.getMetrics().getFailureRate();
 		return new BreakerState(this.listener, this.queues, statusOf(state), this.since, resumesAt,
 				(failureRate < 0) ? null : failureRate, this.settings);
@@ -165,7 +171,7 @@ final class ListenerBreaker implements ListenerGate {
 		};
 	}
 
-	public String listener() {
+	String listener() {
 		return this.listener;
 	}
 

@@ -12,11 +12,12 @@ import org.springframework.amqp.rabbit.connection.RabbitUtils;
 /**
  * The real channel behind Spring's cached-channel proxy, and how to let go of it.
  * <p>
- * Once its channel has died, the proxy silently opens a new one on the next call. For a publish that then
- * waits for its confirm, an ack of a delivery tag, or a {@code basic.get} whose messages are acked later,
- * that swap is wrong: the confirm wait finds nothing outstanding and reports success, the ack settles
- * another message. Every step of such an operation must run on the real channel it started on, where a
- * dead channel fails instead.
+ * Once its channel has died, the proxy silently opens a new one on the next call. For a
+ * publish that then waits for its confirm, an ack of a delivery tag, or a
+ * {@code basic.get} whose messages are acked later, that swap is wrong: the confirm wait
+ * finds nothing outstanding and reports success, the ack settles another message. Every
+ * step of such an operation must run on the real channel it started on, where a dead
+ * channel fails instead.
  */
 public final class RealChannels {
 
@@ -33,10 +34,11 @@ public final class RealChannels {
 	}
 
 	/**
-	 * Close a cached channel for good rather than returning it to the cache (its state is unknown: a late
-	 * confirm, unacknowledged deliveries). Closing waits for the broker's reply: never on a thread that must
-	 * not block.
-	 * @param channel the channel (a cached-channel proxy or a plain channel), or {@code null}
+	 * Close a cached channel for good rather than returning it to the cache (its state is
+	 * unknown: a late confirm, unacknowledged deliveries). Closing waits for the broker's
+	 * reply: never on a thread that must not block.
+	 * @param channel the channel (a cached-channel proxy or a plain channel), or
+	 * {@code null}
 	 */
 	public static void closeForGood(@Nullable Channel channel) {
 		if (channel == null) {
@@ -47,7 +49,8 @@ public final class RealChannels {
 			channel.close();
 		}
 		catch (IOException | TimeoutException | RuntimeException ex) {
-			// Closed already, or the connection is gone: the channel is unusable either way.
+			// Closed already, or the connection is gone: the channel is unusable either
+			// way.
 		}
 		finally {
 			RabbitUtils.setPhysicalCloseRequired(channel, false);

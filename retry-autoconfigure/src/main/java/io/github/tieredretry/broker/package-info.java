@@ -1,5 +1,6 @@
 /**
- * Talking to the broker on real channels: every step of one operation runs on the channel it started on.
+ * Talking to the broker on real channels: every step of one operation runs on the channel
+ * it started on.
  * <p>
  * Internal: public for the auto-configuration, not a stable API.
  */

@@ -33,10 +33,11 @@ import org.springframework.web.bind.annotation.ResponseBody;
 import org.springframework.web.util.HtmlUtils;
 
 /**
- * Serves the operations console at {@code retry.console.path}: the page (plain HTML, CSS and JavaScript from
- * this jar) and the JSON API it calls. Reads are {@code GET}s, every change is a {@code POST}, so that Spring
- * Security's CSRF protection applies; the page carries the CSRF token when there is one. Parameters are those
- * of {@link ParkingLotRequest}.
+ * Serves the operations console at {@code retry.console.path}: the page (plain HTML, CSS
+ * and JavaScript from this jar) and the JSON API it calls. Reads are {@code GET}s, every
+ * change is a {@code POST}, so that Spring Security's CSRF protection applies; the page
+ * carries the CSRF token when there is one. Parameters are those of
+ * {@link ParkingLotRequest}.
  */
 @Controller
 @RequestMapping("${retry.console.path:/retry-console}")

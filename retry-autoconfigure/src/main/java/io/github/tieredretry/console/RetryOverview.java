@@ -3,11 +3,11 @@ package io.github.tieredretry.console;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.NoSuchElementException;
-import java.util.Map;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.tieredretry.listener.BreakerState;
@@ -24,13 +24,17 @@ import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry set-up at a glance: the tiers and the parking lot with their depths read from the broker now,
- * every retryable listener with its effective policy, and the replay running in the background. The
- * {@code retry} endpoint and the operations console show the same.
+ * The retry set-up at a glance: the tiers and the parking lot with their depths read from
+ * the broker now, every retryable listener with its effective policy, and the replay
+ * running in the background. The {@code retry} endpoint and the operations console show
+ * the same.
  */
 public final class RetryOverview {
 
-	/** Delays listed per policy; longer policies repeat their last delays or are capped anyway. */
+	/**
+	 * Delays listed per policy; longer policies repeat their last delays or are capped
+	 * anyway.
+	 */
 	static final int MAX_LISTED_DELAYS = 20;
 
 	private final RetryTopology topology;
@@ -65,7 +69,8 @@ public final class RetryOverview {
 	 * @return the description
 	 */
 	public Description describe() {
-		// An operator asking wants the depths as they are now, not as last cached for metrics.
+		// An operator asking wants the depths as they are now, not as last cached for
+		// metrics.
 		RetryQueueDepths.Snapshot snapshot = this.depths.refresh();
 		List<Tier> tiers = new ArrayList<>();
 		for (Duration tier : this.topology.tiers().tiers()) {
@@ -85,12 +90,16 @@ public final class RetryOverview {
 	}
 
 	/**
-	 * Pause a listener (its breaker forced open, until closed) or resume it (its breaker closed).
-	 * @param listenerOrQueue the listener's name ({@code OrderListener#onOrder}) or a queue it consumes
+	 * Pause a listener (its breaker forced open, until closed) or resume it (its breaker
+	 * closed).
+	 * @param listenerOrQueue the listener's name ({@code OrderListener#onOrder}) or a
+	 * queue it consumes
 	 * @param state {@code open} or {@code closed}
 	 * @return the listener's breaker as it is now
-	 * @throws NoSuchElementException when no listener with a breaker has that name or consumes that queue
-	 * @throws IllegalArgumentException when the state is neither {@code open} nor {@code closed}
+	 * @throws NoSuchElementException when no listener with a breaker has that name or
+	 * consumes that queue
+	 * @throws IllegalArgumentException when the state is neither {@code open} nor
+	 * {@code closed}
 	 */
 	public Breaker changeBreaker(String listenerOrQueue, @Nullable String state) {
 		BreakerState breaker = this.breakers.breakers()
@@ -155,15 +164,18 @@ public final class RetryOverview {
 	/**
 	 * Description of the retry set-up.
 	 *
-	 * @param queueType type of the tier queues and the parking lot: {@code classic} or {@code quorum}
+	 * @param queueType type of the tier queues and the parking lot: {@code classic} or
+	 * {@code quorum}
 	 * @param tiers the delay tiers, shortest first
 	 * @param parkingLot the parking lot
 	 * @param missingQueues tier queues or parking lot missing on the broker
 	 * @param depthsReadAt when the depths were read
 	 * @param depthsFailure why the depths could not be read, or {@code null}
 	 * @param listeners the retryable listeners
-	 * @param replayRate the most messages a replay moves per second ({@code retry.replay.rate})
-	 * @param replay the replay running in the background, or the last one, or {@code null}
+	 * @param replayRate the most messages a replay moves per second
+	 * ({@code retry.replay.rate})
+	 * @param replay the replay running in the background, or the last one, or
+	 * {@code null}
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record Description(String queueType, List<Tier> tiers, ParkingLot parkingLot, List<String> missingQueues,
@@ -177,7 +189,8 @@ public final class RetryOverview {
 	 * @param name the tier's name, e.g. {@code 10s}
 	 * @param ttlMillis its TTL in milliseconds
 	 * @param queue its queue
-	 * @param depth messages waiting in it, or {@code null} when the queue is missing or could not be read
+	 * @param depth messages waiting in it, or {@code null} when the queue is missing or
+	 * could not be read
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record Tier(String name, long ttlMillis, String queue, @Nullable Long depth) {
@@ -187,7 +200,8 @@ public final class RetryOverview {
 	 * Description of the parking lot.
 	 *
 	 * @param queue its queue
-	 * @param depth messages parked, or {@code null} when the queue is missing or could not be read
+	 * @param depth messages parked, or {@code null} when the queue is missing or could
+	 * not be read
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record ParkingLot(String queue, @Nullable Long depth) {
@@ -200,7 +214,8 @@ public final class RetryOverview {
 	 * @param listenerId the container's listener id
 	 * @param queues the queues it consumes
 	 * @param policy the named policy it uses, or {@code null} for {@code retry.defaults}
-	 * @param effectivePolicy the policy in force after merging annotation, named policy and defaults
+	 * @param effectivePolicy the policy in force after merging annotation, named policy
+	 * and defaults
 	 * @param breaker its circuit breaker, or {@code null} when it has none
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
@@ -211,11 +226,12 @@ public final class RetryOverview {
 	/**
 	 * Description of a listener's circuit breaker.
 	 *
-	 * @param state {@code closed}, {@code open} (paused), {@code half-open} (trying a few messages) or
-	 * {@code forced-open} (paused by an operator)
+	 * @param state {@code closed}, {@code open} (paused), {@code half-open} (trying a few
+	 * messages) or {@code forced-open} (paused by an operator)
 	 * @param since when it got there
 	 * @param resumesAt when an open breaker tries messages again, or {@code null}
-	 * @param failureRate the failure rate of the latest messages, in percent, or {@code null} while too few
+	 * @param failureRate the failure rate of the latest messages, in percent, or
+	 * {@code null} while too few
 	 * @param failureRateThreshold the failure rate that opens it
 	 * @param slidingWindowSize how many outcomes the rate is computed over
 	 * @param minimumCalls how many outcomes are needed before it may open
@@ -232,10 +248,13 @@ public final class RetryOverview {
 	 * Description of an effective retry policy.
 	 *
 	 * @param maxRetries retries after the first attempt
-	 * @param delays the delay before each retry, the first {@value RetryOverview#MAX_LISTED_DELAYS} at most
-	 * @param exponential the exponential back-off, or {@code null} when the policy has explicit delays
+	 * @param delays the delay before each retry, the first
+	 * {@value RetryOverview#MAX_LISTED_DELAYS} at most
+	 * @param exponential the exponential back-off, or {@code null} when the policy has
+	 * explicit delays
 	 * @param immediateRetries in-place retries before the first tiered one
-	 * @param timeout the longest time from first failure to the last retry, or {@code null}
+	 * @param timeout the longest time from first failure to the last retry, or
+	 * {@code null}
 	 * @param retryOn exceptions that are retried (empty: all)
 	 * @param noRetryOn exceptions that are never retried
 	 */

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A retryable listener's circuit breaker closed again: its consumers take messages as usual.
+ * A retryable listener's circuit breaker closed again: its consumers take messages as
+ * usual.
  *
  * @param listener the listener, e.g. {@code OrderListener#onOrder}
  * @param queues the queues it consumes

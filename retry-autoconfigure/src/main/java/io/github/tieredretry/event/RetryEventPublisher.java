@@ -9,10 +9,11 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * Publishes the starter's application events on a thread of their own. The message an event describes has
- * already been acked or requeued when its event is published: a slow or failing event listener (one that
- * calls a pager, say) can neither delay an acknowledgement nor make a message go back to its queue.
- * Events are published in the order they happened.
+ * Publishes the starter's application events on a thread of their own. The message an
+ * event describes has already been acked or requeued when its event is published: a slow
+ * or failing event listener (one that calls a pager, say) can neither delay an
+ * acknowledgement nor make a message go back to its queue. Events are published in the
+ * order they happened.
  */
 public final class RetryEventPublisher {
 

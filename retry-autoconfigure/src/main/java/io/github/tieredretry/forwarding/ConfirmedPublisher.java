@@ -28,19 +28,21 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * Publishes messages persistently and mandatory, and completes each publish's future when the broker
- * confirms it, or fails it when the broker nacks or returns it, closes its channel, or sends no confirm in
- * time. There is one publish path: {@link #publishAndWait} waits for the same future.
+ * Publishes messages persistently and mandatory, and completes each publish's future when
+ * the broker confirms it, or fails it when the broker nacks or returns it, closes its
+ * channel, or sends no confirm in time. There is one publish path:
+ * {@link #publishAndWait} waits for the same future.
  * <p>
- * Every step of a publish (listeners, publish, confirm, return, close) runs on the one real channel it
- * started on, which carries no other publish until it is settled: a confirm and a return can only be this
- * publish's, and a channel that dies fails the publish instead of being silently replaced. A channel that
- * may still receive a confirm (timed out, nacked, closed) is never reused.
+ * Every step of a publish (listeners, publish, confirm, return, close) runs on the one
+ * real channel it started on, which carries no other publish until it is settled: a
+ * confirm and a return can only be this publish's, and a channel that dies fails the
+ * publish instead of being silently replaced. A channel that may still receive a confirm
+ * (timed out, nacked, closed) is never reused.
  * <p>
- * Callers never touch the publisher connection: publishes are made on the publisher thread of
- * {@link RetryExecutors}. While RabbitMQ blocks the connection (a resource alarm) new publishes are held,
- * and published when it is unblocked; confirm timeouts do not run out meanwhile (the broker is not
- * reading, not refusing).
+ * Callers never touch the publisher connection: publishes are made on the publisher
+ * thread of {@link RetryExecutors}. While RabbitMQ blocks the connection (a resource
+ * alarm) new publishes are held, and published when it is unblocked; confirm timeouts do
+ * not run out meanwhile (the broker is not reading, not refusing).
  */
 public final class ConfirmedPublisher implements PublisherBlockedState.Listener, AutoCloseable {
 
@@ -53,15 +55,19 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	private final PublisherBlockedState blockedState;
 
 	/**
-	 * Publishes that may wait for their confirm at once: one per cached channel, so that a channel is taken
-	 * from the cache and given back to it, never opened and closed per publish.
+	 * Publishes that may wait for their confirm at once: one per cached channel, so that
+	 * a channel is taken from the cache and given back to it, never opened and closed per
+	 * publish.
 	 */
 	private final int channelSlots;
 
 	/** Channel slots in use; only touched on the publisher thread. */
 	private int slotsInUse;
 
-	/** Publishes waiting for a channel slot, in order; only touched on the publisher thread. */
+	/**
+	 * Publishes waiting for a channel slot, in order; only touched on the publisher
+	 * thread.
+	 */
 	private final Queue<Publication> waitingForSlot = new ArrayDeque<>();
 
 	/** Publishes started and not yet given their channel back, for {@link #close()}. */
@@ -74,7 +80,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 	/**
 	 * Create a publisher.
-	 * @param connectionFactory a factory whose channels are in confirm mode (publisher confirm type SIMPLE)
+	 * @param connectionFactory a factory whose channels are in confirm mode (publisher
+	 * confirm type SIMPLE)
 	 * @param confirmTimeout how long to wait for each confirm
 	 * @param executors the threads to publish and settle on
 	 * @param blockedState whether the broker blocks the connection
@@ -91,11 +98,12 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * Publish; the future completes when the broker has confirmed the message. Returns at once, on any
-	 * thread: the publish itself happens on the publisher thread.
+	 * Publish; the future completes when the broker has confirmed the message. Returns at
+	 * once, on any thread: the publish itself happens on the publisher thread.
 	 * @param exchange the exchange
 	 * @param routingKey the routing key
-	 * @param properties the message properties, published as they are (but see {@link ForwardedProperties})
+	 * @param properties the message properties, published as they are (but see
+	 * {@link ForwardedProperties})
 	 * @param body the body
 	 * @return completes on the confirm; fails with a {@link ForwardFailedException}
 	 */
@@ -107,8 +115,9 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * Publish and wait for the confirm. Fails at once while the broker blocks the connection: the caller
-	 * (a replay, say) should not wait for a resource alarm to clear.
+	 * Publish and wait for the confirm. Fails at once while the broker blocks the
+	 * connection: the caller (a replay, say) should not wait for a resource alarm to
+	 * clear.
 	 * @param exchange the exchange
 	 * @param routingKey the routing key
 	 * @param properties the message properties
@@ -123,8 +132,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 		CompletableFuture<Void> result = publish(exchange, routingKey, properties, body);
 		try {
-			// The publish's own timeout settles it; this bound only guards against a publisher thread that
-			// waits for a channel the broker does not give.
+			// The publish's own timeout settles it; this bound only guards against a
+			// publisher thread that waits for a channel the broker does not give.
 			result.get(this.confirmTimeout.toMillis() * 2 + 1000, TimeUnit.MILLISECONDS);
 		}
 		catch (ExecutionException ex) {
@@ -174,7 +183,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 	@Override
 	public void blocked(PublisherBlockedState.Blocked blocked) {
-		// Publishes already on their way wait for their confirm; their timeouts are suspended (see Publication).
+		// Publishes already on their way wait for their confirm; their timeouts are
+		// suspended (see Publication).
 	}
 
 	@Override
@@ -187,14 +197,16 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		release.forEach(this::submit);
 	}
 
-	/** On the publisher thread: publish now if a channel slot is free, else wait in line for one. */
+	// On the publisher thread: publish now if a channel slot is free, else wait in line
+	// for one.
 	private void start(Publication publication) {
 		if (this.closed) {
 			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
 			return;
 		}
 		if (this.slotsInUse >= this.channelSlots) {
-			// Every slot's publish is settled within the confirm timeout (or waits out a resource alarm).
+			// Every slot's publish is settled within the confirm timeout (or waits out a
+			// resource alarm).
 			this.waitingForSlot.add(publication);
 			return;
 		}
@@ -216,7 +228,9 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		publication.publishOn(channel);
 	}
 
-	/** On the publisher thread, once a publish's channel is back in the cache (or closed). */
+	/**
+	 * On the publisher thread, once a publish's channel is back in the cache (or closed).
+	 */
 	private void freeSlot() {
 		this.slotsInUse--;
 		this.unsettled.decrementAndGet();
@@ -227,8 +241,9 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * Fail the publishes held while the broker blocks the connection (the application stops): their callers
-	 * put their originals back now rather than leaving them to closing channels.
+	 * Fail the publishes held while the broker blocks the connection (the application
+	 * stops): their callers put their originals back now rather than leaving them to
+	 * closing channels.
 	 */
 	public void releaseHeld() {
 		List<Publication> release;
@@ -241,8 +256,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * Stop publishing: held publishes fail (their originals go back to their queue), publishes waiting for
-	 * their confirm get up to the confirm timeout to be settled.
+	 * Stop publishing: held publishes fail (their originals go back to their queue),
+	 * publishes waiting for their confirm get up to the confirm timeout to be settled.
 	 */
 	@Override
 	public void close() {
@@ -277,7 +292,10 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 		private final AtomicBoolean settled = new AtomicBoolean();
 
-		/** The cached channel as checked out, to give back; every call goes to {@link #target}. */
+		/**
+		 * The cached channel as checked out, to give back; every call goes to
+		 * {@link #target}.
+		 */
 		private @Nullable Channel channel;
 
 		private @Nullable Channel target;
@@ -295,7 +313,10 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 			this.body = body;
 		}
 
-		/** On the publisher thread, holding a channel slot. */
+		/**
+		 * On the publisher thread, holding a channel slot.
+		 * @param cachedChannel the slot's channel
+		 */
 		void publishOn(Channel cachedChannel) {
 			Channel real = RealChannels.target(cachedChannel);
 			this.channel = cachedChannel;
@@ -311,8 +332,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 				this.sequenceNumber = real.getNextPublishSeqNo();
 				real.basicPublish(this.exchange, this.routingKey, true, publishable, this.body);
 				if (!real.isOpen()) {
-					// Closed between the listeners and the publish: the shutdown listener may have run before
-					// this publish existed.
+					// Closed between the listeners and the publish: the shutdown listener
+					// may have run before this publish existed.
 					settle(failure(closeReason(real)));
 				}
 			}
@@ -333,7 +354,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 		private void timedOut() {
 			if (ConfirmedPublisher.this.blockedState.isBlocked() && !ConfirmedPublisher.this.closed) {
-				// The broker does not read the connection until its alarm clears: the confirm is late, not lost.
+				// The broker does not read the connection until its alarm clears: the
+				// confirm is late, not lost.
 				scheduleTimeout();
 				return;
 			}
@@ -370,7 +392,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 		@Override
 		public void shutdownCompleted(ShutdownSignalException cause) {
-			// A missing exchange (404), a refused message (406), lost access or connection: no confirm will come.
+			// A missing exchange (404), a refused message (406), lost access or
+			// connection: no confirm will come.
 			settle(failure(cause));
 		}
 
@@ -386,17 +409,21 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 					: new ForwardFailedException(kind, message);
 		}
 
-		/** Before a channel was taken. */
+		/**
+		 * Before a channel was taken.
+		 * @param kind what went wrong
+		 * @param problem the problem, for the exception's message
+		 * @param cause the cause, if any
+		 */
 		void fail(ForwardFailedException.Kind kind, String problem, @Nullable Throwable cause) {
 			if (this.settled.compareAndSet(false, true)) {
 				this.result.completeExceptionally(failure(kind, problem, cause));
 			}
 		}
 
-		/**
-		 * Settle once: on the I/O thread (confirm, return, shutdown), the timer or the publisher thread. Only
-		 * quick work here; giving the channel back happens on other threads.
-		 */
+		// Settle once: on the I/O thread (confirm, return, shutdown), the timer or the
+		// publisher thread. Only quick work here; giving the channel back happens on
+		// other threads.
 		private void settle(@Nullable ForwardFailedException failure) {
 			if (!this.settled.compareAndSet(false, true)) {
 				return;
@@ -411,7 +438,8 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 				real.removeReturnListener(this);
 				real.removeConfirmListener(this);
 				real.removeShutdownListener(this);
-				// Confirmed (or returned, which is confirmed too): nothing can arrive for it any more.
+				// Confirmed (or returned, which is confirmed too): nothing can arrive for
+				// it any more.
 				boolean reusable = (failure == null || failure.getKind() == ForwardFailedException.Kind.RETURNED)
 						&& real.isOpen();
 				giveBack(cached, reusable);
@@ -430,11 +458,9 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 	}
 
-	/**
-	 * Give a channel back to the cache (no broker round trip) or close it for good (on the maintenance thread:
-	 * a close waits for the broker's reply), then free its slot; on the publisher thread, so that the next
-	 * publish finds the channel in the cache.
-	 */
+	// Give a channel back to the cache (no broker round trip) or close it for good (on
+	// the maintenance thread: a close waits for the broker's reply), then free its slot;
+	// on the publisher thread, so that the next publish finds the channel in the cache.
 	private void giveBack(Channel channel, boolean reusable) {
 		try {
 			this.executors.publisher().execute(() -> {
@@ -467,12 +493,15 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	}
 
 	/**
-	 * A publish to an exchange that does not exist closes the channel with 404; it shows up as the cause
-	 * of whatever the next channel operation throws.
+	 * A publish to an exchange that does not exist closes the channel with 404; it shows
+	 * up as the cause of whatever the next channel operation throws.
+	 * @param failure what the channel operation threw
+	 * @return the kind of failure
 	 */
 	static ForwardFailedException.Kind errorKind(@Nullable Throwable failure) {
 		for (Throwable current = failure; current != null; current = current.getCause()) {
-			if (current instanceof ShutdownSignalException signal && signal.getReason() instanceof AMQP.Channel.Close close
+			if (current instanceof ShutdownSignalException signal
+					&& signal.getReason() instanceof AMQP.Channel.Close close
 					&& close.getReplyCode() == AMQP.NOT_FOUND) {
 				return ForwardFailedException.Kind.MISSING_EXCHANGE;
 			}

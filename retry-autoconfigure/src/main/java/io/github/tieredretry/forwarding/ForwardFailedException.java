@@ -3,8 +3,9 @@ package io.github.tieredretry.forwarding;
 import org.springframework.amqp.AmqpException;
 
 /**
- * A forward to a tier or the parking lot was not confirmed by the broker: nacked, returned as
- * unroutable, timed out, or the publish itself failed. The original message must then not be acked.
+ * A forward to a tier or the parking lot was not confirmed by the broker: nacked,
+ * returned as unroutable, timed out, or the publish itself failed. The original message
+ * must then not be acked.
  */
 public class ForwardFailedException extends AmqpException {
 
@@ -16,15 +17,18 @@ public class ForwardFailedException extends AmqpException {
 		/** The broker nacked the publish. */
 		NACKED,
 
-		/** The broker returned the message: nothing it could route to (reply code 312, NO_ROUTE). */
+		/**
+		 * The broker returned the message: nothing it could route to (reply code 312,
+		 * NO_ROUTE).
+		 */
 		RETURNED,
 
 		/** No confirm arrived within {@code retry.publish.confirm-timeout}. */
 		TIMEOUT,
 
 		/**
-		 * The broker closed the channel because the exchange does not exist (reply code 404, NOT_FOUND):
-		 * part of the retry topology was deleted.
+		 * The broker closed the channel because the exchange does not exist (reply code
+		 * 404, NOT_FOUND): part of the retry topology was deleted.
 		 */
 		MISSING_EXCHANGE,
 
@@ -32,8 +36,9 @@ public class ForwardFailedException extends AmqpException {
 		PUBLISH_ERROR,
 
 		/**
-		 * Nothing was published: RabbitMQ blocks the publisher connection during a resource alarm (memory or
-		 * disk), and the caller chose not to wait for it to clear.
+		 * Nothing was published: RabbitMQ blocks the publisher connection during a
+		 * resource alarm (memory or disk), and the caller chose not to wait for it to
+		 * clear.
 		 */
 		BLOCKED
 

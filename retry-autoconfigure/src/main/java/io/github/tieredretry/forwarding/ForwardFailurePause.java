@@ -5,16 +5,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Slows a listener's consumers down while its forwards keep failing (broker trouble, missing topology), so that a
- * message that goes back to its queue is not redelivered and failed again in a hot loop.
+ * Slows a listener's consumers down while its forwards keep failing (broker trouble,
+ * missing topology), so that a message that goes back to its queue is not redelivered and
+ * failed again in a hot loop.
  * <p>
- * It counts outages, not failures: every failure that happens while the pause of an earlier one still runs
- * belongs to the same episode (a blip fails every forward in flight at once, and must not push the pause to
- * its maximum). A failure after the pause has run out, with no successful forward in between, starts the next
- * episode, whose pause is twice as long, up to a maximum; a successful forward ends the count.
+ * It counts outages, not failures: every failure that happens while the pause of an
+ * earlier one still runs belongs to the same episode (a blip fails every forward in
+ * flight at once, and must not push the pause to its maximum). A failure after the pause
+ * has run out, with no successful forward in between, starts the next episode, whose
+ * pause is twice as long, up to a maximum; a successful forward ends the count.
  * <p>
- * This deliberately blocks the consumer thread: while the broker cannot take forwards, no message can
- * make progress through a retryable listener anyway, and the unacked message stays safe in its queue.
+ * This deliberately blocks the consumer thread: while the broker cannot take forwards, no
+ * message can make progress through a retryable listener anyway, and the unacked message
+ * stays safe in its queue.
  */
 public final class ForwardFailurePause {
 
@@ -24,7 +27,10 @@ public final class ForwardFailurePause {
 
 	private final LongSupplier nanoClock;
 
-	/** Consecutive failure episodes; written under {@code this}, read by every message without a lock. */
+	/**
+	 * Consecutive failure episodes; written under {@code this}, read by every message
+	 * without a lock.
+	 */
 	private volatile int episodes;
 
 	private volatile long pausedUntilNanos;
@@ -46,7 +52,8 @@ public final class ForwardFailurePause {
 	 */
 	long pauseMillis(int episode) {
 		int doublings = Math.min(Math.max(episode - 1, 0), 30);
-		// Shifting by fewer places than the leading zeros can neither overflow nor wrap to zero.
+		// Shifting by fewer places than the leading zeros can neither overflow nor wrap
+		// to zero.
 		long pause = (doublings < Long.numberOfLeadingZeros(this.initialMillis)) ? this.initialMillis << doublings
 				: Long.MAX_VALUE;
 		return Math.min(pause, this.maxMillis);
@@ -54,8 +61,8 @@ public final class ForwardFailurePause {
 
 	/**
 	 * Record a failed forward, without pausing.
-	 * @return how long the failed message should wait before it goes back to its queue, in milliseconds: the
-	 * rest of the current pause
+	 * @return how long the failed message should wait before it goes back to its queue,
+	 * in milliseconds: the rest of the current pause
 	 */
 	public synchronized long recordFailure() {
 		long now = this.nanoClock.getAsLong();
@@ -71,8 +78,9 @@ public final class ForwardFailurePause {
 	}
 
 	/**
-	 * Pause the calling consumer while the pause of the current episode lasts: a forward that fails after the
-	 * consumer has moved on (no confirm, a nack) slows the consumer down from its next message.
+	 * Pause the calling consumer while the pause of the current episode lasts: a forward
+	 * that fails after the consumer has moved on (no confirm, a nack) slows the consumer
+	 * down from its next message.
 	 */
 	public void awaitPause() {
 		if (consecutiveFailures() == 0) {

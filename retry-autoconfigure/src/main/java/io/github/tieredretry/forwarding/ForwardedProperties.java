@@ -15,16 +15,19 @@ import io.github.tieredretry.headers.RetryHeaders;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The AMQP properties of a forwarded message: exactly the received ones, except that the message is
- * persistent, has no {@code expiration} (the tier's TTL must rule; the original value is kept in
- * {@code retry-original-expiration}) and carries the header edits of this forward.
+ * The AMQP properties of a forwarded message: exactly the received ones, except that the
+ * message is persistent, has no {@code expiration} (the tier's TTL must rule; the
+ * original value is kept in {@code retry-original-expiration}) and carries the header
+ * edits of this forward.
  */
 public final class ForwardedProperties {
 
 	/** AMQP delivery mode 2. */
 	private static final int PERSISTENT = 2;
 
-	/** RabbitMQ's sender-selected distribution headers: extra routing keys for a publish. */
+	/**
+	 * RabbitMQ's sender-selected distribution headers: extra routing keys for a publish.
+	 */
 	private static final String CC = "CC";
 
 	private static final String BCC = "BCC";
@@ -51,25 +54,26 @@ public final class ForwardedProperties {
 	}
 
 	/**
-	 * The properties to publish: without extra routing keys, with a {@code user-id} the publishing user may
-	 * send, fitted into one frame.
+	 * The properties to publish: without extra routing keys, with a {@code user-id} the
+	 * publishing user may send, fitted into one frame.
 	 * @param properties the properties to publish
 	 * @param publisherUser the user the publishing connection authenticates as
 	 * @param bodySize the body's size in bytes
 	 * @param frameMax the connection's negotiated {@code frame_max}, or 0 for no limit
 	 * @return the properties, changed only where they would make the publish go wrong
 	 */
-	public static AMQP.BasicProperties publishable(AMQP.BasicProperties properties, String publisherUser,
-			long bodySize, int frameMax) {
+	public static AMQP.BasicProperties publishable(AMQP.BasicProperties properties, String publisherUser, long bodySize,
+			int frameMax) {
 		return fitToFrame(withPublishableUserId(withoutExtraRoutingKeys(properties), publisherUser), bodySize,
 				frameMax);
 	}
 
 	/**
-	 * Drop the {@code CC} and {@code BCC} headers: the broker adds their routing keys to a publish (and
-	 * dead-lettering keeps them), so a forwarded copy would also reach every queue they name - a parked
-	 * copy, or a retry returned to another queue that already had the message. The original {@code CC}
-	 * is kept in {@code retry-original-cc}.
+	 * Drop the {@code CC} and {@code BCC} headers: the broker adds their routing keys to
+	 * a publish (and dead-lettering keeps them), so a forwarded copy would also reach
+	 * every queue they name - a parked copy, or a retry returned to another queue that
+	 * already had the message. The original {@code CC} is kept in
+	 * {@code retry-original-cc}.
 	 * @param properties the properties to publish
 	 * @return the same properties, or a copy without extra routing keys
 	 */
@@ -88,10 +92,10 @@ public final class ForwardedProperties {
 	}
 
 	/**
-	 * Make properties publishable by the given user. RabbitMQ validates {@code user-id} against the
-	 * publishing connection's user and closes the channel on a mismatch, so a message published by
-	 * another user could never be forwarded: its {@code user-id} moves to header
-	 * {@code retry-original-user-id} instead.
+	 * Make properties publishable by the given user. RabbitMQ validates {@code user-id}
+	 * against the publishing connection's user and closes the channel on a mismatch, so a
+	 * message published by another user could never be forwarded: its {@code user-id}
+	 * moves to header {@code retry-original-user-id} instead.
 	 * @param properties the properties to publish
 	 * @param publisherUser the user the publishing connection authenticates as
 	 * @return the same properties, or a copy without {@code user-id}
@@ -110,10 +114,11 @@ public final class ForwardedProperties {
 	}
 
 	/**
-	 * Make sure the properties fit into one content-header frame: a message may arrive with headers close
-	 * to {@code frame_max} (the broker accepted it), and the failure headers added on forwarding must not
-	 * push it over, or the forward could never succeed. Drops {@code retry-stack-trace} first, then cuts
-	 * {@code retry-error}; the application's own headers are never touched.
+	 * Make sure the properties fit into one content-header frame: a message may arrive
+	 * with headers close to {@code frame_max} (the broker accepted it), and the failure
+	 * headers added on forwarding must not push it over, or the forward could never
+	 * succeed. Drops {@code retry-stack-trace} first, then cuts {@code retry-error}; the
+	 * application's own headers are never touched.
 	 * @param properties the properties to publish
 	 * @param bodySize the body's size in bytes
 	 * @param frameMax the connection's negotiated {@code frame_max}, or 0 for no limit
@@ -122,8 +127,8 @@ public final class ForwardedProperties {
 	public static AMQP.BasicProperties fitToFrame(AMQP.BasicProperties properties, long bodySize, int frameMax) {
 		if (frameMax <= 0 || properties.getHeaders() == null
 				|| (roughSize(properties) <= frameMax / 2 || frameSize(properties, bodySize) <= frameMax)) {
-			// Serialising the header only to measure it costs as much as publishing it: measure only the rare
-			// header that may be near the limit.
+			// Serialising the header only to measure it costs as much as publishing it:
+			// measure only the rare header that may be near the limit.
 			return properties;
 		}
 		Map<String, Object> headers = new LinkedHashMap<>(properties.getHeaders());
@@ -133,7 +138,8 @@ public final class ForwardedProperties {
 		Object error = headers.get(RetryHeaders.ERROR);
 		if (excess > 0 && error != null) {
 			byte[] bytes = error.toString().getBytes(StandardCharsets.UTF_8);
-			// A multi-byte character cut in two decodes as U+FFFD (3 bytes): leave room for it.
+			// A multi-byte character cut in two decodes as U+FFFD (3 bytes): leave room
+			// for it.
 			int keep = Math.max(0, bytes.length - excess - 3);
 			headers.put(RetryHeaders.ERROR, new String(bytes, 0, keep, StandardCharsets.UTF_8));
 			fitted = properties.builder().headers(headers).build();
@@ -142,8 +148,11 @@ public final class ForwardedProperties {
 	}
 
 	/**
-	 * An upper bound of the content header's size, without serialising it: every character counted as 4 bytes
-	 * (UTF-8 needs at most that), plus room for the field table's type tags and lengths.
+	 * An upper bound of the content header's size, without serialising it: every
+	 * character counted as 4 bytes (UTF-8 needs at most that), plus room for the field
+	 * table's type tags and lengths.
+	 * @param properties the properties
+	 * @return the bound, in bytes
 	 */
 	static long roughSize(AMQP.BasicProperties properties) {
 		long size = 256;

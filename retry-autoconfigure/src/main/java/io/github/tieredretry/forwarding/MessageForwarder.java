@@ -9,10 +9,10 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Sends failed messages on their way: to a delay tier or to the parking lot, each publish confirmed.
- * When the broker returns a forward as unroutable (a tier queue or the parking lot was deleted) or
- * refuses it for a missing exchange, the retry topology is declared again and the forward is tried once
- * more before it counts as failed.
+ * Sends failed messages on their way: to a delay tier or to the parking lot, each publish
+ * confirmed. When the broker returns a forward as unroutable (a tier queue or the parking
+ * lot was deleted) or refuses it for a missing exchange, the retry topology is declared
+ * again and the forward is tried once more before it counts as failed.
  */
 public final class MessageForwarder {
 
@@ -42,8 +42,9 @@ public final class MessageForwarder {
 	}
 
 	/**
-	 * Publish straight to a queue and wait for the confirm (used to replay parked messages). A queue that
-	 * does not exist is not created: the publish is returned and fails.
+	 * Publish straight to a queue and wait for the confirm (used to replay parked
+	 * messages). A queue that does not exist is not created: the publish is returned and
+	 * fails.
 	 * @param queue the queue
 	 * @param properties the properties to publish
 	 * @param body the body
@@ -54,12 +55,13 @@ public final class MessageForwarder {
 	}
 
 	/**
-	 * Forward to the tier named by the properties' {@code retry-tier} header, without waiting for the
-	 * confirm.
+	 * Forward to the tier named by the properties' {@code retry-tier} header, without
+	 * waiting for the confirm.
 	 * @param workQueue the queue the message must come back to (becomes the routing key)
 	 * @param properties the properties to publish
 	 * @param body the body
-	 * @return completes when the broker confirmed; fails with a {@link ForwardFailedException}
+	 * @return completes when the broker confirmed; fails with a
+	 * {@link ForwardFailedException}
 	 */
 	public CompletableFuture<Void> toTier(String workQueue, AMQP.BasicProperties properties, byte[] body) {
 		return publishHealing(RetryTopology.DELAY_EXCHANGE, workQueue, properties, body);
@@ -69,14 +71,16 @@ public final class MessageForwarder {
 	 * Forward to the parking lot without waiting for the confirm.
 	 * @param properties the properties to publish
 	 * @param body the body
-	 * @return completes when the broker confirmed; fails with a {@link ForwardFailedException}
+	 * @return completes when the broker confirmed; fails with a
+	 * {@link ForwardFailedException}
 	 */
 	public CompletableFuture<Void> toParkingLot(AMQP.BasicProperties properties, byte[] body) {
 		return publishHealing("", this.topology.parkingLot(), properties, body);
 	}
 
 	/**
-	 * Whether the broker blocks forwarding now (a resource alarm): forwards wait until it clears.
+	 * Whether the broker blocks forwarding now (a resource alarm): forwards wait until it
+	 * clears.
 	 * @return whether forwards are held
 	 */
 	public boolean isBlocked() {
@@ -84,8 +88,8 @@ public final class MessageForwarder {
 	}
 
 	/**
-	 * Give up the forwards held while the broker blocks publishing: they fail now (the application stops), so
-	 * that their originals go back to their queues.
+	 * Give up the forwards held while the broker blocks publishing: they fail now (the
+	 * application stops), so that their originals go back to their queues.
 	 */
 	public void releaseHeld() {
 		this.publisher.releaseHeld();
@@ -100,9 +104,12 @@ public final class MessageForwarder {
 					&& ex.getKind() != ForwardFailedException.Kind.MISSING_EXCHANGE)) {
 				return CompletableFuture.failedFuture(cause);
 			}
-			// Declaring the topology waits for the broker: on the maintenance thread, never on the I/O thread.
-			return CompletableFuture.supplyAsync(() -> healAndPublishAgain(ex, exchange, routingKey, properties, body),
-					this.executors.maintenance()).thenCompose((next) -> next);
+			// Declaring the topology waits for the broker: on the maintenance thread,
+			// never on the I/O thread.
+			return CompletableFuture
+				.supplyAsync(() -> healAndPublishAgain(ex, exchange, routingKey, properties, body),
+						this.executors.maintenance())
+				.thenCompose((next) -> next);
 		});
 	}
 

@@ -20,14 +20,15 @@ import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionListener;
 
 /**
- * Whether the broker blocks the publisher connection. During a memory or disk alarm RabbitMQ stops
- * reading every connection that publishes ({@code connection.blocked}): a forward published then is not
- * confirmed until the alarm clears, and opening or closing a channel waits as long. Forwarding asks this
- * state before it publishes, and holds forwards while the connection is blocked instead of letting them
- * time out.
+ * Whether the broker blocks the publisher connection. During a memory or disk alarm
+ * RabbitMQ stops reading every connection that publishes ({@code connection.blocked}): a
+ * forward published then is not confirmed until the alarm clears, and opening or closing
+ * a channel waits as long. Forwarding asks this state before it publishes, and holds
+ * forwards while the connection is blocked instead of letting them time out.
  * <p>
- * Registered on the publisher connection factory as a {@link ConnectionListener}; the broker's
- * notifications arrive on the connection's I/O thread, so listeners must return at once.
+ * Registered on the publisher connection factory as a {@link ConnectionListener}; the
+ * broker's notifications arrive on the connection's I/O thread, so listeners must return
+ * at once.
  */
 public final class PublisherBlockedState implements ConnectionListener, BlockedListener {
 
@@ -46,7 +47,8 @@ public final class PublisherBlockedState implements ConnectionListener, BlockedL
 	/**
 	 * Create the state.
 	 * @param clock the clock
-	 * @param events where {@link PublisherBlockedEvent} and {@link PublisherUnblockedEvent} are published
+	 * @param events where {@link PublisherBlockedEvent} and
+	 * {@link PublisherUnblockedEvent} are published
 	 */
 	public PublisherBlockedState(Clock clock, Consumer<Object> events) {
 		this.clock = clock;
@@ -63,7 +65,8 @@ public final class PublisherBlockedState implements ConnectionListener, BlockedL
 	}
 
 	/**
-	 * Told when the publisher connection is blocked and unblocked; called on the connection's I/O thread.
+	 * Told when the publisher connection is blocked and unblocked; called on the
+	 * connection's I/O thread.
 	 */
 	public interface Listener {
 
@@ -108,7 +111,8 @@ public final class PublisherBlockedState implements ConnectionListener, BlockedL
 
 	@Override
 	public void onClose(Connection connection) {
-		// A new connection starts unblocked; the broker blocks it again if its alarm is still on.
+		// A new connection starts unblocked; the broker blocks it again if its alarm is
+		// still on.
 		handleUnblocked();
 	}
 

@@ -12,22 +12,24 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The starter's threads, in one place. Each kind of work has a thread of its own, so that work that may
- * wait for the broker never holds up work that must not:
+ * The starter's threads, in one place. Each kind of work has a thread of its own, so that
+ * work that may wait for the broker never holds up work that must not:
  * <ul>
- * <li>{@code tiered-retry-publisher}: takes channels and publishes forwards. The only thread that talks to
- * the publisher connection; a consumer thread never does, so that a broker alarm (which stops the broker
- * reading that connection) cannot stall a consumer;</li>
- * <li>{@code tiered-retry-acks}: acks and requeues of deliveries once their forward is settled (a frame on
- * the consumer's channel);</li>
- * <li>{@code tiered-retry-events}: application events, after the ack, so that a slow event listener delays
- * no ack;</li>
- * <li>{@code tiered-retry-maintenance}: whatever waits for the broker's reply and can wait: topology checks
- * and declarations, closing channels for good;</li>
- * <li>{@code tiered-retry-timer}: delayed tasks, handed to the others; a confirm timeout (a short bookkeeping step) is settled on it.</li>
+ * <li>{@code tiered-retry-publisher}: takes channels and publishes forwards. The only
+ * thread that talks to the publisher connection; a consumer thread never does, so that a
+ * broker alarm (which stops the broker reading that connection) cannot stall a
+ * consumer;</li>
+ * <li>{@code tiered-retry-acks}: acks and requeues of deliveries once their forward is
+ * settled (a frame on the consumer's channel);</li>
+ * <li>{@code tiered-retry-events}: application events, after the ack, so that a slow
+ * event listener delays no ack;</li>
+ * <li>{@code tiered-retry-maintenance}: whatever waits for the broker's reply and can
+ * wait: topology checks and declarations, closing channels for good;</li>
+ * <li>{@code tiered-retry-timer}: delayed tasks, handed to the others; a confirm timeout
+ * (a short bookkeeping step) is settled on it.</li>
  * </ul>
- * Confirms, returns and channel shutdowns arrive on the connection's I/O thread, which must never block:
- * what follows them is handed to one of the threads above.
+ * Confirms, returns and channel shutdowns arrive on the connection's I/O thread, which
+ * must never block: what follows them is handed to one of the threads above.
  */
 public final class RetryExecutors implements AutoCloseable {
 
@@ -44,7 +46,8 @@ public final class RetryExecutors implements AutoCloseable {
 		.newSingleThreadScheduledExecutor(daemonThread("tiered-retry-maintenance"));
 
 	public RetryExecutors() {
-		// Every forward schedules its confirm timeout and almost always cancels it: do not keep cancelled ones.
+		// Every forward schedules its confirm timeout and almost always cancels it: do
+		// not keep cancelled ones.
 		this.timer.setRemoveOnCancelPolicy(true);
 	}
 
@@ -81,7 +84,8 @@ public final class RetryExecutors implements AutoCloseable {
 	}
 
 	/**
-	 * Where work that waits for the broker's reply runs: topology checks and declarations, channel closes.
+	 * Where work that waits for the broker's reply runs: topology checks and
+	 * declarations, channel closes.
 	 * @return the maintenance thread
 	 */
 	public ScheduledExecutorService maintenance() {
@@ -106,13 +110,15 @@ public final class RetryExecutors implements AutoCloseable {
 			executor.execute(task);
 		}
 		catch (RejectedExecutionException ex) {
-			// Closed meanwhile: what it would have done (ack, requeue) the broker does when the channel closes.
+			// Closed meanwhile: what it would have done (ack, requeue) the broker does
+			// when the channel closes.
 		}
 	}
 
 	/**
-	 * Stop: acks and events already handed over still run (up to the given wait); delayed tasks are dropped.
-	 * A delivery whose delayed requeue is dropped goes back to its queue when its channel closes.
+	 * Stop: acks and events already handed over still run (up to the given wait); delayed
+	 * tasks are dropped. A delivery whose delayed requeue is dropped goes back to its
+	 * queue when its channel closes.
 	 * @param wait how long to wait for acks and events still queued
 	 */
 	public void close(Duration wait) {

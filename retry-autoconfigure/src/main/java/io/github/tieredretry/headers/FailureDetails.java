@@ -7,8 +7,8 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the headers say about a failure, bounded so that a huge exception message or stack trace can
- * never push a message's headers towards the broker's {@code frame_max}.
+ * What the headers say about a failure, bounded so that a huge exception message or stack
+ * trace can never push a message's headers towards the broker's {@code frame_max}.
  *
  * @param exceptionClass the class name of the listener's own exception
  * @param error its message, truncated
@@ -23,8 +23,8 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	 * Describe a failure.
 	 * @param failure the listener's own exception (already unwrapped)
 	 * @param maxErrorLength the longest error message kept, in characters
-	 * @param maxStackTraceLength the longest stack trace kept, in characters, or a negative number to leave
-	 * the stack trace out
+	 * @param maxStackTraceLength the longest stack trace kept, in characters, or a
+	 * negative number to leave the stack trace out
 	 * @return the details
 	 */
 	public static FailureDetails of(Throwable failure, int maxErrorLength, int maxStackTraceLength) {
@@ -33,13 +33,13 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 		if (maxStackTraceLength >= 0) {
 			stackTrace = truncate(stackTraceOf(failure, maxErrorLength), maxStackTraceLength);
 		}
-		return new FailureDetails(failure.getClass().getName(), truncate((message != null) ? message : "",
-				maxErrorLength), stackTrace);
+		return new FailureDetails(failure.getClass().getName(),
+				truncate((message != null) ? message : "", maxErrorLength), stackTrace);
 	}
 
 	/**
-	 * The simple name of a class name, like {@link Class#getSimpleName()}: short and bounded, for metric and
-	 * observation tags.
+	 * The simple name of a class name, like {@link Class#getSimpleName()}: short and
+	 * bounded, for metric and observation tags.
 	 * @param className a fully qualified class name, possibly empty
 	 * @return the simple name, empty when there is none
 	 */
@@ -53,8 +53,9 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	}
 
 	/**
-	 * An exception's message, or a placeholder when asking for it throws: describing a failure must never
-	 * fail, or the message it belongs to could not be retried or parked.
+	 * An exception's message, or a placeholder when asking for it throws: describing a
+	 * failure must never fail, or the message it belongs to could not be retried or
+	 * parked.
 	 * @param failure the exception
 	 * @param localized whether to ask for the localized message
 	 * @return the message, {@code null} when it has none
@@ -64,8 +65,8 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 			return localized ? failure.getLocalizedMessage() : failure.getMessage();
 		}
 		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			return "<" + (localized ? "getLocalizedMessage()" : "getMessage()") + " threw "
-					+ ex.getClass().getName() + ">";
+			return "<" + (localized ? "getLocalizedMessage()" : "getMessage()") + " threw " + ex.getClass().getName()
+					+ ">";
 		}
 	}
 
@@ -88,8 +89,9 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	}
 
 	/**
-	 * The stack trace, like {@link Throwable#printStackTrace()} prints it, but with every exception message
-	 * cut to {@code maxMessageLength}: a huge message must not leave the frames out of the header.
+	 * The stack trace, like {@link Throwable#printStackTrace()} prints it, but with every
+	 * exception message cut to {@code maxMessageLength}: a huge message must not leave
+	 * the frames out of the header.
 	 */
 	private static String stackTraceOf(Throwable failure, int maxMessageLength) {
 		StringBuilder trace = new StringBuilder();
@@ -111,7 +113,8 @@ public record FailureDetails(String exceptionClass, String error, @Nullable Stri
 	}
 
 	/**
-	 * Cut text to at most {@code max} characters, marking the cut, without splitting a surrogate pair.
+	 * Cut text to at most {@code max} characters, marking the cut, without splitting a
+	 * surrogate pair.
 	 * @param text the text
 	 * @param max the maximum length, in characters
 	 * @return the text, or a prefix of it ending in a truncation mark

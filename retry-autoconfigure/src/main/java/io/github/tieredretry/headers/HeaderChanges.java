@@ -11,15 +11,16 @@ import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.policy.TierLadder;
 
 /**
- * The header edits for one forward: headers to set and headers to remove. Every other header of the
- * message is kept as received.
+ * The header edits for one forward: headers to set and headers to remove. Every other
+ * header of the message is kept as received.
  *
  * @param set headers to add or overwrite
  * @param remove headers to drop
  */
 public record HeaderChanges(Map<String, Object> set, Set<String> remove) {
 
-	// The stack trace of an earlier failure must not outlive it: removed, then set again when this failure has one.
+	// The stack trace of an earlier failure must not outlive it: removed, then set again
+	// when this failure has one.
 	private static final Set<String> PARKING_HEADERS = Set.of(RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT,
 			RetryHeaders.STACK_TRACE);
 
@@ -58,8 +59,8 @@ public record HeaderChanges(Map<String, Object> set, Set<String> remove) {
 	}
 
 	/**
-	 * Edits for a message that arrived before its due time and goes through a tier again. Only the tier
-	 * changes: count, due time and failure details stay as they are.
+	 * Edits for a message that arrived before its due time and goes through a tier again.
+	 * Only the tier changes: count, due time and failure details stay as they are.
 	 * @param tier the tier to wait in
 	 * @return the edits
 	 */
@@ -99,8 +100,9 @@ public record HeaderChanges(Map<String, Object> set, Set<String> remove) {
 	}
 
 	/**
-	 * The reason a parked message was parked: its header, or {@link ParkedReason#UNROUTABLE} for a
-	 * message the broker routed to the parking lot because its work queue no longer existed.
+	 * The reason a parked message was parked: its header, or
+	 * {@link ParkedReason#UNROUTABLE} for a message the broker routed to the parking lot
+	 * because its work queue no longer existed.
 	 * @param headers the parked message's headers
 	 * @return the reason
 	 */

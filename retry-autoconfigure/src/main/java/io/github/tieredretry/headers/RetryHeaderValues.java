@@ -7,9 +7,9 @@ import io.github.tieredretry.policy.RetryState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads {@code retry-*} header values defensively: they may come from outside (another producer, an
- * operator, a broken client) with any type or value, and must never crash the consumer, loop, or hold a
- * message longer than its policy allows.
+ * Reads {@code retry-*} header values defensively: they may come from outside (another
+ * producer, an operator, a broken client) with any type or value, and must never crash
+ * the consumer, loop, or hold a message longer than its policy allows.
  */
 public final class RetryHeaderValues {
 
@@ -17,8 +17,9 @@ public final class RetryHeaderValues {
 	}
 
 	/**
-	 * The retry state of a message for the queue that is consuming it. Retry headers written for another
-	 * queue (a message copied with its headers, say) do not count: the message starts afresh.
+	 * The retry state of a message for the queue that is consuming it. Retry headers
+	 * written for another queue (a message copied with its headers, say) do not count:
+	 * the message starts afresh.
 	 * @param headers the message headers
 	 * @param retryCount the raw {@code retry-count} value (any type, possibly absent)
 	 * @param consumerQueue the queue the message was consumed from
@@ -34,7 +35,8 @@ public final class RetryHeaderValues {
 	}
 
 	/**
-	 * Parse a retry count: a non-negative integral number, or its decimal text. Anything else is 0.
+	 * Parse a retry count: a non-negative integral number, or its decimal text. Anything
+	 * else is 0.
 	 * @param value the raw value
 	 * @return the count, never negative
 	 */
@@ -59,7 +61,8 @@ public final class RetryHeaderValues {
 		}
 		if (value instanceof Number number) {
 			double asDouble = number.doubleValue();
-			// (long) saturates; number.longValue() of a huge BigInteger/BigDecimal keeps only the low 64 bits.
+			// (long) saturates; number.longValue() of a huge BigInteger/BigDecimal keeps
+			// only the low 64 bits.
 			return (Double.isFinite(asDouble) && asDouble == Math.rint(asDouble)) ? (Long) (long) asDouble : null;
 		}
 		if (value != null) {

@@ -1,55 +1,72 @@
 package io.github.tieredretry.headers;
 
 /**
- * Names of the headers the starter writes. None starts with {@code x-}: RabbitMQ 4 ignores client-set
- * {@code x-} headers, and {@code x-death} is never used for counting.
+ * Names of the headers the starter writes. None starts with {@code x-}: RabbitMQ 4
+ * ignores client-set {@code x-} headers, and {@code x-death} is never used for counting.
  */
 public final class RetryHeaders {
 
 	/**
-	 * Retries made so far (a long); the listener sees 1 on the first retry. Same header as Spring AMQP's
-	 * {@code MessageProperties#getRetryCount()}.
+	 * Retries made so far (a long); the listener sees 1 on the first retry. Same header
+	 * as Spring AMQP's {@code MessageProperties#getRetryCount()}.
 	 */
 	public static final String COUNT = "retry-count";
 
 	/** The queue whose listener failed; a retry returns only to this queue. */
 	public static final String QUEUE = "retry-queue";
 
-	/** When the pending retry falls due, epoch milliseconds; the listener is never invoked before. */
+	/**
+	 * When the pending retry falls due, epoch milliseconds; the listener is never invoked
+	 * before.
+	 */
 	public static final String DUE = "retry-due";
 
 	/** When the first attempt failed, epoch milliseconds. */
 	public static final String FIRST_FAILURE = "retry-first-failure";
 
-	/** Class name of the listener's own exception (unwrapped from {@code ListenerExecutionFailedException}). */
+	/**
+	 * Class name of the listener's own exception (unwrapped from
+	 * {@code ListenerExecutionFailedException}).
+	 */
 	public static final String EXCEPTION = "retry-exception";
 
 	/** The exception's message, truncated to {@code retry.headers.max-error-length}. */
 	public static final String ERROR = "retry-error";
 
-	/** The exception's stack trace, truncated; only with {@code retry.headers.include-stack-trace=true}. */
+	/**
+	 * The exception's stack trace, truncated; only with
+	 * {@code retry.headers.include-stack-trace=true}.
+	 */
 	public static final String STACK_TRACE = "retry-stack-trace";
 
-	/** The tier a message was sent to, e.g. {@code 10s}; the delay exchange routes on it. */
+	/**
+	 * The tier a message was sent to, e.g. {@code 10s}; the delay exchange routes on it.
+	 */
 	public static final String TIER = "retry-tier";
 
-	/** The message's own {@code expiration}, removed on forwarding so that the tier's TTL rules. */
+	/**
+	 * The message's own {@code expiration}, removed on forwarding so that the tier's TTL
+	 * rules.
+	 */
 	public static final String ORIGINAL_EXPIRATION = "retry-original-expiration";
 
 	/**
-	 * The message's own {@code user-id}, when it is not the user the starter publishes as: RabbitMQ
-	 * refuses a publish whose {@code user-id} differs from the connection's user, so it cannot be kept as
-	 * a property.
+	 * The message's own {@code user-id}, when it is not the user the starter publishes
+	 * as: RabbitMQ refuses a publish whose {@code user-id} differs from the connection's
+	 * user, so it cannot be kept as a property.
 	 */
 	public static final String ORIGINAL_USER_ID = "retry-original-user-id";
 
 	/**
-	 * The message's own {@code CC} header (extra routing keys), removed on forwarding so that a forwarded copy
-	 * reaches only its tier, the parking lot or its origin queue.
+	 * The message's own {@code CC} header (extra routing keys), removed on forwarding so
+	 * that a forwarded copy reaches only its tier, the parking lot or its origin queue.
 	 */
 	public static final String ORIGINAL_CC = "retry-original-cc";
 
-	/** Why the message was parked: {@code exhausted}, {@code not-retryable}, {@code timeout} or {@code unroutable}. */
+	/**
+	 * Why the message was parked: {@code exhausted}, {@code not-retryable},
+	 * {@code timeout} or {@code unroutable}.
+	 */
 	public static final String PARKED_REASON = "retry-parked-reason";
 
 	/** When the message was parked, epoch milliseconds. */

@@ -1,5 +1,6 @@
 /**
- * Names and parsing of the {@code retry-*} headers the starter writes on forwarded and parked messages.
+ * Names and parsing of the {@code retry-*} headers the starter writes on forwarded and
+ * parked messages.
  */
 @NullMarked
 package io.github.tieredretry.headers;

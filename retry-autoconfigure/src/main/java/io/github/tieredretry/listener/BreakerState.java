@@ -8,15 +8,16 @@ import io.github.tieredretry.policy.BreakerSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a listener's circuit breaker stands, as the endpoint, the console, health and metrics show it.
+ * Where a listener's circuit breaker stands, as the endpoint, the console, health and
+ * metrics show it.
  *
  * @param listener the listener
  * @param queues the queues it consumes
  * @param status closed, open, half-open or forced open
  * @param since when it got there
  * @param resumesAt when an open breaker tries messages again, or {@code null}
- * @param failureRate the failure rate over the latest outcomes, in percent, or {@code null} while there are too
- * few of them
+ * @param failureRate the failure rate over the latest outcomes, in percent, or
+ * {@code null} while there are too few of them
  * @param settings the breaker's settings
  */
 public record BreakerState(String listener, List<String> queues, Status status, Instant since,

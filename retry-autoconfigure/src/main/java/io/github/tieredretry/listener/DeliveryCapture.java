@@ -17,14 +17,16 @@ import org.springframework.core.Ordered;
 import org.springframework.core.PriorityOrdered;
 
 /**
- * Keeps what the broker delivered, so that a forwarded message is byte-for-byte the received one.
+ * Keeps what the broker delivered, so that a forwarded message is byte-for-byte the
+ * received one.
  * <p>
- * Spring AMQP's property conversion is lossy for republishing (an absent content type becomes
- * {@code application/octet-stream}, an absent priority becomes 0, {@code user-id} is dropped), and
- * after-receive post-processors may rewrite the body (decompression). The capturing converter and a
- * first-in-line post-processor record the raw AMQP properties and the original body on the consumer
- * thread, which then invokes the listener for that very message; the record is matched to the message
- * by the identity of its {@link MessageProperties}.
+ * Spring AMQP's property conversion is lossy for republishing (an absent content type
+ * becomes {@code application/octet-stream}, an absent priority becomes 0, {@code user-id}
+ * is dropped), and after-receive post-processors may rewrite the body (decompression).
+ * The capturing converter and a first-in-line post-processor record the raw AMQP
+ * properties and the original body on the consumer thread, which then invokes the
+ * listener for that very message; the record is matched to the message by the identity of
+ * its {@link MessageProperties}.
  */
 final class DeliveryCapture {
 
@@ -37,9 +39,11 @@ final class DeliveryCapture {
 	/**
 	 * What the broker delivered.
 	 *
-	 * @param properties the converted properties handed to the listener (matched by identity)
+	 * @param properties the converted properties handed to the listener (matched by
+	 * identity)
 	 * @param raw the raw AMQP properties
-	 * @param body the body before any after-receive post-processing, or {@code null} if not captured
+	 * @param body the body before any after-receive post-processing, or {@code null} if
+	 * not captured
 	 */
 	record Received(MessageProperties properties, AMQP.BasicProperties raw, byte @Nullable [] body) {
 	}
@@ -53,10 +57,11 @@ final class DeliveryCapture {
 	}
 
 	/**
-	 * The delivery behind a message, if it was captured on this thread; clears the capture.
+	 * The delivery behind a message, if it was captured on this thread; clears the
+	 * capture.
 	 * @param message the message the listener received
-	 * @return what was delivered, or {@code null} (a debatched fragment, or properties replaced by a
-	 * post-processor): the caller then falls back to the converted message
+	 * @return what was delivered, or {@code null} (a debatched fragment, or properties
+	 * replaced by a post-processor): the caller then falls back to the converted message
 	 */
 	@Nullable Received take(Message message) {
 		Received received = this.current.get();
@@ -75,10 +80,9 @@ final class DeliveryCapture {
 			return properties;
 		}
 
-		/**
-		 * A {@code retry-count} header that is present but not a non-negative number (from another
-		 * producer, say) counts as 0, rather than Spring AMQP's fallback to {@code x-death}.
-		 */
+		// A {@code retry-count} header that is present but not a non-negative number
+		// (from another producer, say) counts as 0, rather than Spring AMQP's fallback to
+		// {@code x-death}.
 		private void sanitizeRetryCount(@Nullable Map<String, Object> headers, MessageProperties properties) {
 			Object raw = (headers != null) ? headers.get(RetryHeaders.COUNT) : null;
 			if (raw != null) {
@@ -98,7 +102,8 @@ final class DeliveryCapture {
 			Received received = DeliveryCapture.this.current.get();
 			if (received != null && received.properties() == message.getMessageProperties()
 					&& received.body() == null) {
-				DeliveryCapture.this.current.set(new Received(received.properties(), received.raw(), message.getBody()));
+				DeliveryCapture.this.current
+					.set(new Received(received.properties(), received.raw(), message.getBody()));
 			}
 			return message;
 		}

@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 
 /**
- * One message on its way to a tier or to the parking lot: why, where to, and what is published.
+ * One message on its way to a tier or to the parking lot: why, where to, and what is
+ * published.
  *
  * @param message the message as the listener received it (for its id and logs)
  * @param queue the queue it was consumed from, the one a retry returns to
@@ -33,8 +34,8 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	}
 
 	/**
-	 * The message arrived before its retry was due (its delay is composed of several tiers): it waits
-	 * in a tier again, without invoking the listener.
+	 * The message arrived before its retry was due (its delay is composed of several
+	 * tiers): it waits in a tier again, without invoking the listener.
 	 *
 	 * @param tier the tier it waits in
 	 */
@@ -91,8 +92,8 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 					TierLadder.nameOf(retry.decision().tier()), retry.details().exceptionClass(), attempt);
 		}
 		if (this.step instanceof Park park) {
-			return RetryForwardContext.parked(this.properties, this.queue, this.target, park.decision().reason().value(),
-					park.details().exceptionClass(), attempt);
+			return RetryForwardContext.parked(this.properties, this.queue, this.target,
+					park.decision().reason().value(), park.details().exceptionClass(), attempt);
 		}
 		return RetryForwardContext.hop(this.properties, this.queue, this.target,
 				TierLadder.nameOf(((Hop) this.step).tier()), attempt);

@@ -19,19 +19,23 @@ import io.github.tieredretry.observation.RetryObservations;
 import io.micrometer.observation.Observation;
 
 /**
- * Sends one listener's forwards and settles their originals: acked when the broker has confirmed the
- * forward, back to their queue after a pause when it failed. Nothing here waits on the consumer thread
- * except {@link #awaitPauses()}.
+ * Sends one listener's forwards and settles their originals: acked when the broker has
+ * confirmed the forward, back to their queue after a pause when it failed. Nothing here
+ * waits on the consumer thread except {@link #awaitPauses()}.
  * <p>
- * While RabbitMQ blocks publishing (a resource alarm), forwards are held by the publisher until the alarm
- * clears, and their originals stay unacked in the consumer. Each consumer holds at most {@code holdLimit}
- * of them (half its prefetch), so that it keeps room for healthy messages; further failed messages go back
- * to their queue without a forward attempt and are tried again: at once the first time, after a pause when
- * they come back and fail again.
+ * While RabbitMQ blocks publishing (a resource alarm), forwards are held by the publisher
+ * until the alarm clears, and their originals stay unacked in the consumer. Each consumer
+ * holds at most {@code holdLimit} of them (half its prefetch), so that it keeps room for
+ * healthy messages; further failed messages go back to their queue without a forward
+ * attempt and are tried again: at once the first time, after a pause when they come back
+ * and fail again.
  */
 final class ForwardSender {
 
-	/** The pause of failures that are not forwards: the wrapper itself could not handle a message. */
+	/**
+	 * The pause of failures that are not forwards: the wrapper itself could not handle a
+	 * message.
+	 */
 	static final String UNEXPECTED_FAILURES = "(unexpected failure)";
 
 	private final MessageForwarder forwarder;
@@ -51,8 +55,8 @@ final class ForwardSender {
 	private final RetryObservations observations;
 
 	/**
-	 * One pause per forward target: a parking lot that cannot be reached must keep slowing its forwards
-	 * down even while forwards to the tiers succeed.
+	 * One pause per forward target: a parking lot that cannot be reached must keep
+	 * slowing its forwards down even while forwards to the tiers succeed.
 	 */
 	private final Map<String, ForwardFailurePause> pauses = new ConcurrentHashMap<>();
 
@@ -65,10 +69,12 @@ final class ForwardSender {
 	 * @param executors the threads acks and delayed requeues run on
 	 * @param notifications logs and events
 	 * @param pauseFactory creates a pause per target
-	 * @param blockedRequeuePause how long a message held back while the broker blocks publishing waits before
-	 * it goes back to its queue
-	 * @param holdLimit how many failed messages one consumer holds while the broker blocks publishing
-	 * @param pendingRequeues where messages wait for their pause to end before they go back
+	 * @param blockedRequeuePause how long a message held back while the broker blocks
+	 * publishing waits before it goes back to its queue
+	 * @param holdLimit how many failed messages one consumer holds while the broker
+	 * blocks publishing
+	 * @param pendingRequeues where messages wait for their pause to end before they go
+	 * back
 	 * @param observations observes forwards
 	 */
 	ForwardSender(MessageForwarder forwarder, RetryExecutors executors, RetryNotifications notifications,
@@ -89,15 +95,16 @@ final class ForwardSender {
 	}
 
 	/**
-	 * Slow the calling consumer down while forwards fail: a forward that failed after the consumer moved on
-	 * (no confirm, a nack) pauses it from its next message.
+	 * Slow the calling consumer down while forwards fail: a forward that failed after the
+	 * consumer moved on (no confirm, a nack) pauses it from its next message.
 	 */
 	void awaitPauses() {
 		this.pauses.values().forEach(ForwardFailurePause::awaitPause);
 	}
 
 	/**
-	 * Start a forward; its original is acked once the broker has confirmed it. Returns at once.
+	 * Start a forward; its original is acked once the broker has confirmed it. Returns at
+	 * once.
 	 * @param forward the forward
 	 * @param acknowledgement the original's acknowledgement
 	 */
@@ -110,8 +117,9 @@ final class ForwardSender {
 		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
 		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked()) {
 			release(consumer, held);
-			// Back to its queue and tried again: at once the first time (a transient failure then succeeds
-			// without waiting for the alarm), after a pause when it comes back failing (no hot loop).
+			// Back to its queue and tried again: at once the first time (a transient
+			// failure then succeeds without waiting for the alarm), after a pause when it
+			// comes back failing (no hot loop).
 			boolean triedAgainAlready = Boolean.TRUE.equals(forward.message().getMessageProperties().getRedelivered());
 			long pauseMillis = triedAgainAlready ? this.blockedRequeuePause.toMillis() : 0;
 			this.notifications.heldBack(forward, pauseMillis);
@@ -126,7 +134,8 @@ final class ForwardSender {
 		Observation observation = Observation.NOOP;
 		AMQP.BasicProperties properties = forward.properties();
 		if (this.observations.isEnabled()) {
-			// On the consumer thread: the delivery's listener observation is the forward's parent.
+			// On the consumer thread: the delivery's listener observation is the
+			// forward's parent.
 			RetryForwardContext context = forward.observationContext();
 			observation = this.observations.startForward(context);
 			properties = context.publishedProperties();
@@ -153,13 +162,15 @@ final class ForwardSender {
 		}
 	}
 
-	/** Acks may block on the consumer connection: on the ack thread, never on the thread that settled. */
+	// Acks may block on the consumer connection: on the ack thread, never on the thread
+	// that settled.
 	private void settleLater(Forward forward, Acknowledgement acknowledgement, Throwable failure) {
 		try {
 			this.executors.acks().execute(() -> settle(forward, acknowledgement, failure));
 		}
 		catch (RejectedExecutionException ex) {
-			// Stopping: a confirmed forward's original is delivered again (a duplicate), a failed one is not lost.
+			// Stopping: a confirmed forward's original is delivered again (a duplicate),
+			// a failed one is not lost.
 			acknowledgement.requeue();
 		}
 	}
@@ -184,7 +195,8 @@ final class ForwardSender {
 	}
 
 	/**
-	 * Give a message back to its queue after a pause, so that it does not come straight back.
+	 * Give a message back to its queue after a pause, so that it does not come straight
+	 * back.
 	 * @param acknowledgement the message's acknowledgement
 	 * @param delayMillis the pause
 	 */

@@ -5,8 +5,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.listener.ListenerExecutionFailedException;
 
 /**
- * What a listener threw, read without trusting it: a buggy exception may throw from {@code getCause()}, and
- * an {@link Error} from a listener is usually that listener's bug, not the JVM's end.
+ * What a listener threw, read without trusting it: a buggy exception may throw from
+ * {@code getCause()}, and an {@link Error} from a listener is usually that listener's
+ * bug, not the JVM's end.
  */
 final class ListenerFailures {
 
@@ -14,9 +15,10 @@ final class ListenerFailures {
 	}
 
 	/**
-	 * Whether the JVM cannot be trusted to go on after this: such an error is rethrown, never retried.
-	 * {@link StackOverflowError} is not among them: the stack has unwound by the time it is caught, and one
-	 * message that recurses too deep must not stop its queue's consumer.
+	 * Whether the JVM cannot be trusted to go on after this: such an error is rethrown,
+	 * never retried. {@link StackOverflowError} is not among them: the stack has unwound
+	 * by the time it is caught, and one message that recurses too deep must not stop its
+	 * queue's consumer.
 	 * @param failure what was thrown
 	 * @return whether to rethrow it
 	 */
@@ -40,7 +42,8 @@ final class ListenerFailures {
 	}
 
 	/**
-	 * The listener's own exception, unwrapped from Spring's {@link ListenerExecutionFailedException}.
+	 * The listener's own exception, unwrapped from Spring's
+	 * {@link ListenerExecutionFailedException}.
 	 * @param failure what the listener adapter threw
 	 * @return the listener's exception
 	 */

@@ -3,9 +3,9 @@ package io.github.tieredretry.listener;
 import java.time.Duration;
 
 /**
- * Lets a retryable listener's messages through to the listener, or holds its consumers back while the
- * listener's failures say that its downstream is down (a circuit breaker). Told the outcome of every
- * message it let through.
+ * Lets a retryable listener's messages through to the listener, or holds its consumers
+ * back while the listener's failures say that its downstream is down (a circuit breaker).
+ * Told the outcome of every message it let through.
  */
 public interface ListenerGate {
 
@@ -32,8 +32,9 @@ public interface ListenerGate {
 	};
 
 	/**
-	 * Called on the consumer thread before the listener is invoked; waits while the gate is closed to this
-	 * listener. The message in hand stays unacknowledged meanwhile, and the consumer takes no other.
+	 * Called on the consumer thread before the listener is invoked; waits while the gate
+	 * is closed to this listener. The message in hand stays unacknowledged meanwhile, and
+	 * the consumer takes no other.
 	 * @return how the message may pass
 	 */
 	Passage awaitPassage();
@@ -45,8 +46,9 @@ public interface ListenerGate {
 		PASS,
 
 		/**
-		 * Invoke the listener to see whether its downstream is back. If it fails again the message goes back to
-		 * its queue as it was: a probe spends none of its retries and is never parked for the outage.
+		 * Invoke the listener to see whether its downstream is back. If it fails again
+		 * the message goes back to its queue as it was: a probe spends none of its
+		 * retries and is never parked for the outage.
 		 */
 		PROBE,
 
@@ -62,13 +64,17 @@ public interface ListenerGate {
 	void succeeded(Duration took);
 
 	/**
-	 * The listener failed in a way a retry may fix (a sign that its downstream is in trouble).
+	 * The listener failed in a way a retry may fix (a sign that its downstream is in
+	 * trouble).
 	 * @param took how long it ran
 	 * @param failure what it threw
 	 */
 	void failed(Duration took, Throwable failure);
 
-	/** The listener failed in a way no retry fixes (a bad message): not held against its downstream. */
+	/**
+	 * The listener failed in a way no retry fixes (a bad message): not held against its
+	 * downstream.
+	 */
 	void ignored();
 
 }

@@ -12,15 +12,16 @@ import io.github.tieredretry.policy.BreakerSettings;
 public interface ListenerGates {
 
 	/**
-	 * Without Resilience4j: no listener may have a circuit breaker, and one that asks for it fails startup
-	 * saying what to add.
+	 * Without Resilience4j: no listener may have a circuit breaker, and one that asks for
+	 * it fails startup saying what to add.
 	 */
 	ListenerGates WITHOUT_BREAKERS = (listener, queues, settings) -> {
 		if (settings.enabled()) {
 			throw new RetryableListenerConfigurationException(listener,
 					"it has a circuit breaker, but Resilience4j is not on the class path",
 					"Add io.github.resilience4j:resilience4j-circuitbreaker to the application's dependencies, or "
-							+ "switch the breaker off (retry.*.breaker.enabled=false, @RetryableListener(breaker = OFF)).");
+							+ "switch the breaker off (retry.*.breaker.enabled=false, "
+							+ "@RetryableListener(breaker = OFF)).");
 		}
 		return ListenerGate.ALWAYS_OPEN;
 	};

@@ -19,8 +19,8 @@ import io.github.tieredretry.policy.RetryPolicyResolver;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * Resolves the policy of a {@code @RetryableListener}: annotation attributes first, then the named
- * policy under {@code retry.policies}, then {@code retry.defaults}.
+ * Resolves the policy of a {@code @RetryableListener}: annotation attributes first, then
+ * the named policy under {@code retry.policies}, then {@code retry.defaults}.
  */
 public final class ListenerPolicies {
 
@@ -48,7 +48,8 @@ public final class ListenerPolicies {
 	 * @param defaults the {@code retry.defaults} layer
 	 * @param named the {@code retry.policies} layers by name
 	 * @param defaultBreaker the {@code retry.defaults.breaker} layer
-	 * @param namedBreakers the {@code retry.policies.<name>.breaker} layers by policy name
+	 * @param namedBreakers the {@code retry.policies.<name>.breaker} layers by policy
+	 * name
 	 */
 	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
 			Map<String, BreakerLayer> namedBreakers) {
@@ -63,7 +64,8 @@ public final class ListenerPolicies {
 	 * @param annotation the listener's annotation
 	 * @param listener the listener's name, for error messages
 	 * @return the effective policy
-	 * @throws RetryableListenerConfigurationException naming the listener and the bad value
+	 * @throws RetryableListenerConfigurationException naming the listener and the bad
+	 * value
 	 */
 	public EffectiveRetryPolicy resolve(RetryableListener annotation, String listener) {
 		PolicyLayer namedLayer = PolicyLayer.EMPTY;
@@ -88,8 +90,9 @@ public final class ListenerPolicies {
 	}
 
 	/**
-	 * Resolve a listener's circuit breaker: the annotation's {@code breaker} (on or off), then the named
-	 * policy's, then {@code retry.defaults.breaker}. The policy name was checked by {@link #resolve}.
+	 * Resolve a listener's circuit breaker: the annotation's {@code breaker} (on or off),
+	 * then the named policy's, then {@code retry.defaults.breaker}. The policy name was
+	 * checked by {@link #resolve}.
 	 * @param annotation the listener's annotation
 	 * @param listener the listener's name, for error messages
 	 * @return the breaker settings
@@ -158,7 +161,8 @@ public final class ListenerPolicies {
 		}
 		String trimmed = delay.trim();
 		if (UNITLESS.matcher(trimmed).matches()) {
-			// Spring Boot reads a bare number as milliseconds, where "10" more often meant seconds.
+			// Spring Boot reads a bare number as milliseconds, where "10" more often
+			// meant seconds.
 			throw new RetryableListenerConfigurationException(listener,
 					"delay \"" + delay + "\" has no unit, so it is ambiguous",
 					"Write \"" + trimmed + "ms\" for milliseconds or \"" + trimmed + "s\" for seconds.");
@@ -167,8 +171,8 @@ public final class ListenerPolicies {
 			return DurationStyle.detectAndParse(trimmed);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new RetryableListenerConfigurationException(listener,
-					"delay \"" + delay + "\" is not a duration", fix);
+			throw new RetryableListenerConfigurationException(listener, "delay \"" + delay + "\" is not a duration",
+					fix);
 		}
 	}
 

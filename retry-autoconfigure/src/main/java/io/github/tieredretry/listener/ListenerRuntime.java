@@ -18,8 +18,9 @@ import io.github.tieredretry.observation.RetryObservations;
  * @param clock the clock
  * @param forwarder forwards to tiers and the parking lot
  * @param executors the starter's threads
- * @param failureInitialPause the pause after a first failed forward (also how long a message held back
- * while the broker blocks publishing waits before it goes back to its queue)
+ * @param failureInitialPause the pause after a first failed forward (also how long a
+ * message held back while the broker blocks publishing waits before it goes back to its
+ * queue)
  * @param failureMaxPause the longest pause after consecutive failed forwards
  * @param headerSettings how failures are described in headers
  * @param parkingLot the parking lot's name
@@ -29,9 +30,9 @@ import io.github.tieredretry.observation.RetryObservations;
  * @param observations observes forwards
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
-		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings,
-		String parkingLot, RetryEventPublisher events, PendingRequeues pendingRequeues,
-		List<RetryFailureClassifier> classifiers, RetryObservations observations) {
+		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings, String parkingLot,
+		RetryEventPublisher events, PendingRequeues pendingRequeues, List<RetryFailureClassifier> classifiers,
+		RetryObservations observations) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

@@ -8,8 +8,8 @@ import org.springframework.amqp.support.converter.MessageConversionException;
 import org.springframework.messaging.handler.invocation.MethodArgumentResolutionException;
 
 /**
- * Failures that no retry can fix, whatever the policy says: the payload could not be converted or
- * bound to the listener method's parameters. The same set Spring AMQP's
+ * Failures that no retry can fix, whatever the policy says: the payload could not be
+ * converted or bound to the listener method's parameters. The same set Spring AMQP's
  * {@code ConditionalRejectingErrorHandler} treats as fatal.
  */
 final class NonRetryableFailures {
@@ -18,8 +18,9 @@ final class NonRetryableFailures {
 	}
 
 	/**
-	 * Whether the cause chain loops back on itself. Spring's exception type filter walks causes without
-	 * cycle detection, so such a failure must not reach a {@code retry-on}/{@code no-retry-on} check.
+	 * Whether the cause chain loops back on itself. Spring's exception type filter walks
+	 * causes without cycle detection, so such a failure must not reach a
+	 * {@code retry-on}/{@code no-retry-on} check.
 	 * @param failure the failure
 	 * @return whether a cause repeats
 	 */
@@ -34,15 +35,16 @@ final class NonRetryableFailures {
 	}
 
 	/**
-	 * Whether the failure can never be retried: a payload failure, a producer-side batch, or a listener that
-	 * explicitly asked not to be redelivered ({@link AmqpRejectAndDontRequeueException}: parked instead).
+	 * Whether the failure can never be retried: a payload failure, a producer-side batch,
+	 * or a listener that explicitly asked not to be redelivered
+	 * ({@link AmqpRejectAndDontRequeueException}: parked instead).
 	 * @param failure the failure
 	 * @return whether to park the message at once
 	 */
 	static boolean isNeverRetried(Throwable failure) {
 		Throwable cause = ListenerFailures.unwrap(failure);
-		return cause instanceof ProducerBatchNotSupportedException
-				|| cause instanceof AmqpRejectAndDontRequeueException || isPayloadFailure(failure);
+		return cause instanceof ProducerBatchNotSupportedException || cause instanceof AmqpRejectAndDontRequeueException
+				|| isPayloadFailure(failure);
 	}
 
 	/**
@@ -52,12 +54,12 @@ final class NonRetryableFailures {
 	 */
 	static boolean isPayloadFailure(Throwable failure) {
 		Map<Throwable, Boolean> seen = new IdentityHashMap<>();
-		for (Throwable current = failure; current != null && seen.put(current, true) == null;
-				current = ListenerFailures.causeOf(current)) {
+		for (Throwable current = failure; current != null
+				&& seen.put(current, true) == null; current = ListenerFailures.causeOf(current)) {
 			if (current instanceof MessageConversionException
 					|| current instanceof org.springframework.messaging.converter.MessageConversionException
-					|| current instanceof MethodArgumentResolutionException
-					|| current instanceof NoSuchMethodException || current instanceof ClassCastException) {
+					|| current instanceof MethodArgumentResolutionException || current instanceof NoSuchMethodException
+					|| current instanceof ClassCastException) {
 				return true;
 			}
 		}

@@ -8,10 +8,11 @@ import java.util.concurrent.RejectedExecutionException;
 import io.github.tieredretry.forwarding.RetryExecutors;
 
 /**
- * Messages that go back to their queue after a pause (their forward failed, the broker blocks publishing):
- * unacked until then. When the application stops they go back at once, with {@code basic.nack}, before
- * the listener containers close their channels: a message put back by a closing channel counts as a failed
- * delivery on RabbitMQ 4.3 (towards a quorum queue's delivery limit), a nack does not.
+ * Messages that go back to their queue after a pause (their forward failed, the broker
+ * blocks publishing): unacked until then. When the application stops they go back at
+ * once, with {@code basic.nack}, before the listener containers close their channels: a
+ * message put back by a closing channel counts as a failed delivery on RabbitMQ 4.3
+ * (towards a quorum queue's delivery limit), a nack does not.
  */
 final class PendingRequeues {
 
@@ -26,7 +27,8 @@ final class PendingRequeues {
 	}
 
 	/**
-	 * Give a message back to its queue after a pause, so that it does not come straight back.
+	 * Give a message back to its queue after a pause, so that it does not come straight
+	 * back.
 	 * @param acknowledgement the message's acknowledgement
 	 * @param delayMillis the pause
 	 */
@@ -55,7 +57,9 @@ final class PendingRequeues {
 		}
 	}
 
-	/** The application stops: every pending message goes back now, and later ones at once. */
+	/**
+	 * The application stops: every pending message goes back now, and later ones at once.
+	 */
 	void requeueAllNow() {
 		this.stopping = true;
 		this.pending.forEach(this::requeue);

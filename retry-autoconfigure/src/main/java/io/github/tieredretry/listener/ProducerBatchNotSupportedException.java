@@ -1,8 +1,9 @@
 package io.github.tieredretry.listener;
 
 /**
- * A message is a producer-side batch ({@code BatchingRabbitTemplate}): its messages share one delivery,
- * so none of them could be retried or parked on its own. Such a batch is parked whole, untouched.
+ * A message is a producer-side batch ({@code BatchingRabbitTemplate}): its messages share
+ * one delivery, so none of them could be retried or parked on its own. Such a batch is
+ * parked whole, untouched.
  */
 class ProducerBatchNotSupportedException extends RuntimeException {
 

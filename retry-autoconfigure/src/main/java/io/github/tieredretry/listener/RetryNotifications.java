@@ -21,19 +21,22 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.core.Message;
 
 /**
- * What a retryable listener tells the world about its failed messages: log lines and application events
- * (metrics are recorded from the events). Called once the message has been acked or requeued; events are
- * published later, on the event thread.
+ * What a retryable listener tells the world about its failed messages: log lines and
+ * application events (metrics are recorded from the events). Called once the message has
+ * been acked or requeued; events are published later, on the event thread.
  * <p>
- * Log levels are chosen so that the default level shows what a user needs without flooding: a retry is one
- * INFO line, a parked message one WARN line with the stack trace of its last failure, a failed forward one
- * ERROR line.
+ * Log levels are chosen so that the default level shows what a user needs without
+ * flooding: a retry is one INFO line, a parked message one WARN line with the stack trace
+ * of its last failure, a failed forward one ERROR line.
  */
 final class RetryNotifications {
 
 	private static final Log logger = LogFactory.getLog(RetryingMessageListener.class);
 
-	/** A recovered message's exception class comes from a header: only a plausible class name is kept. */
+	/**
+	 * A recovered message's exception class comes from a header: only a plausible class
+	 * name is kept.
+	 */
 	private static final Pattern CLASS_NAME = Pattern.compile("[\\p{L}_$][\\p{L}\\p{N}_$.]{0,199}");
 
 	private final String listenerName;
@@ -57,8 +60,9 @@ final class RetryNotifications {
 		String messageId = message.getMessageProperties().getMessageId();
 		if (forward.step() instanceof Forward.Hop hop) {
 			if (logger.isDebugEnabled()) {
-				logger.debug("Message " + Deliveries.describe(message) + " on '" + forward.queue() + "' is not due until "
-						+ forward.state().due() + "; waiting in tier " + TierLadder.nameOf(hop.tier()));
+				logger
+					.debug("Message " + Deliveries.describe(message) + " on '" + forward.queue() + "' is not due until "
+							+ forward.state().due() + "; waiting in tier " + TierLadder.nameOf(hop.tier()));
 			}
 		}
 		else if (forward.step() instanceof Forward.Retry retry) {
@@ -69,9 +73,9 @@ final class RetryNotifications {
 						+ " of " + this.maxRetries + " in " + TierLadder.nameOf(decision.delay()) + " (tier "
 						+ TierLadder.nameOf(decision.tier()) + ")");
 			}
-			this.events.publish(new RetryScheduledEvent(forward.queue(), decision.retryNumber(),
-					TierLadder.nameOf(decision.tier()), decision.delay(), decision.due(),
-					retry.details().exceptionClass(), messageId));
+			this.events.publish(
+					new RetryScheduledEvent(forward.queue(), decision.retryNumber(), TierLadder.nameOf(decision.tier()),
+							decision.delay(), decision.due(), retry.details().exceptionClass(), messageId));
 		}
 		else if (forward.step() instanceof Forward.Park park) {
 			String line = "Parked message " + Deliveries.describe(message) + " from '" + forward.queue() + "' in '"
@@ -93,18 +97,20 @@ final class RetryNotifications {
 	 * @param episodes consecutive failure episodes of this target
 	 */
 	void forwardFailed(Forward forward, Throwable failure, long pauseMillis, int episodes) {
-		logQuietly(false, "Could not forward message " + Deliveries.describe(forward.message()) + " from '"
-				+ forward.queue() + "' to '" + forward.target() + "' (" + failure.getMessage() + "); it goes back to '"
-				+ forward.queue() + "' after a pause of " + pauseMillis + " ms (" + episodes
-				+ " consecutive failure episodes)", null);
+		logQuietly(false,
+				"Could not forward message " + Deliveries.describe(forward.message()) + " from '" + forward.queue()
+						+ "' to '" + forward.target() + "' (" + failure.getMessage() + "); it goes back to '"
+						+ forward.queue() + "' after a pause of " + pauseMillis + " ms (" + episodes
+						+ " consecutive failure episodes)",
+				null);
 		this.events.publish(new ForwardFailedEvent(forward.queue(), forward.state().retries(), forward.target(),
 				exceptionOf(forward), String.valueOf(failure.getMessage()),
 				forward.message().getMessageProperties().getMessageId()));
 	}
 
 	/**
-	 * A forward was not even tried: the broker blocks publishing and this consumer already holds as many
-	 * failed messages as it may.
+	 * A forward was not even tried: the broker blocks publishing and this consumer
+	 * already holds as many failed messages as it may.
 	 * @param forward the forward
 	 * @param pauseMillis the pause before the message goes back to its queue
 	 */
@@ -139,7 +145,8 @@ final class RetryNotifications {
 	}
 
 	/**
-	 * The wrapper itself could not handle a message; it goes back to its queue after a pause.
+	 * The wrapper itself could not handle a message; it goes back to its queue after a
+	 * pause.
 	 * @param message the message
 	 * @param failure what went wrong
 	 * @param pauseMillis the pause
@@ -163,10 +170,8 @@ final class RetryNotifications {
 		return "";
 	}
 
-	/**
-	 * Log, even if the exception cannot be printed: an exception whose {@code toString()} throws must not keep
-	 * its message from moving on.
-	 */
+	// Log, even if the exception cannot be printed: an exception whose {@code toString()}
+	// throws must not keep its message from moving on.
 	private static void logQuietly(boolean warn, String line, @Nullable Throwable failure) {
 		try {
 			if (warn) {

@@ -5,9 +5,10 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextClosedEvent;
 
 /**
- * When the application starts to close, and before its listener containers stop, puts back every message
- * that waits for a pause to end or for a blocked publisher, with {@code basic.nack}: left to the closing
- * channels, RabbitMQ 4.3 would count them as failed deliveries.
+ * When the application starts to close, and before its listener containers stop, puts
+ * back every message that waits for a pause to end or for a blocked publisher, with
+ * {@code basic.nack}: left to the closing channels, RabbitMQ 4.3 would count them as
+ * failed deliveries.
  */
 public final class RetryShutdown implements ApplicationListener<ContextClosedEvent> {
 

@@ -26,14 +26,16 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
 /**
- * Finds {@code @RetryableListener} annotations on beans, and lets every listener container factory bean
- * hand the containers it creates to the {@link RetryableListenerInstaller}.
+ * Finds {@code @RetryableListener} annotations on beans, and lets every listener
+ * container factory bean hand the containers it creates to the
+ * {@link RetryableListenerInstaller}.
  * <p>
- * Only the factory sees a container together with the endpoint (bean and method) it was created for,
- * and before the container is initialized; so each factory bean is proxied (a class-based proxy: it
- * keeps its type for injection) and {@code createListenerContainer(endpoint)} is intercepted. This works
- * for Spring Boot's auto-configured factories and for the application's own factory beans alike,
- * without touching their container customizers or advice chains.
+ * Only the factory sees a container together with the endpoint (bean and method) it was
+ * created for, and before the container is initialized; so each factory bean is proxied
+ * (a class-based proxy: it keeps its type for injection) and
+ * {@code createListenerContainer(endpoint)} is intercepted. This works for Spring Boot's
+ * auto-configured factories and for the application's own factory beans alike, without
+ * touching their container customizers or advice chains.
  */
 public final class RetryableListenerBeanPostProcessor implements BeanPostProcessor {
 

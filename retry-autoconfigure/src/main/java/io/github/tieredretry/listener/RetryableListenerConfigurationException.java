@@ -1,8 +1,9 @@
 package io.github.tieredretry.listener;
 
 /**
- * A {@code @RetryableListener} cannot be applied as declared: an unknown policy, a bad delay, or a
- * listener setup that tiered retries cannot support safely. Fails application startup.
+ * A {@code @RetryableListener} cannot be applied as declared: an unknown policy, a bad
+ * delay, or a listener setup that tiered retries cannot support safely. Fails application
+ * startup.
  */
 public class RetryableListenerConfigurationException extends IllegalStateException {
 

@@ -46,9 +46,10 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * Applies {@code @RetryableListener} to a listener container as its factory creates it: checks that
- * the container can be retried safely, wraps its listener, captures deliveries, and registers the
- * container's queues so that their retries can return to them.
+ * Applies {@code @RetryableListener} to a listener container as its factory creates it:
+ * checks that the container can be retried safely, wraps its listener, captures
+ * deliveries, and registers the container's queues so that their retries can return to
+ * them.
  */
 public final class RetryableListenerInstaller {
 
@@ -98,7 +99,8 @@ public final class RetryableListenerInstaller {
 	}
 
 	/**
-	 * Apply tiered retries to a freshly created container if its endpoint is a retryable listener.
+	 * Apply tiered retries to a freshly created container if its endpoint is a retryable
+	 * listener.
 	 * @param endpoint the endpoint the container was created for
 	 * @param container the container, not yet initialized
 	 * @param factory the factory that created it
@@ -136,7 +138,8 @@ public final class RetryableListenerInstaller {
 				annotation.policy().trim(), policy, beanClass, method);
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, info,
 				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate));
-		// A producer-side batch must reach the wrapper as the one delivery it is (and is then parked).
+		// A producer-side batch must reach the wrapper as the one delivery it is (and is
+		// then parked).
 		listenerContainer.setDeBatchingEnabled(false);
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
@@ -149,13 +152,14 @@ public final class RetryableListenerInstaller {
 	}
 
 	/**
-	 * How many failed messages one consumer holds while the broker blocks publishing: half its prefetch, so
-	 * that the other half keeps healthy messages flowing.
+	 * How many failed messages one consumer holds while the broker blocks publishing:
+	 * half its prefetch, so that the other half keeps healthy messages flowing.
 	 */
 	/**
-	 * The application stops: messages waiting for a pause to end go back to their queue now, and forwards held
-	 * while the broker blocks publishing give up, so that their originals go back too, with {@code basic.nack},
-	 * before the listener containers close their channels.
+	 * The application stops: messages waiting for a pause to end go back to their queue
+	 * now, and forwards held while the broker blocks publishing give up, so that their
+	 * originals go back too, with {@code basic.nack}, before the listener containers
+	 * close their channels.
 	 */
 	public void stopping() {
 		this.gates.stopping();
@@ -253,14 +257,14 @@ public final class RetryableListenerInstaller {
 		if (ackMode != AcknowledgeMode.MANUAL && ackMode != AcknowledgeMode.NONE) {
 			return;
 		}
-		// Say where the setting comes from: the fix is in the annotation or in the container factory.
+		// Say where the setting comes from: the fix is in the annotation or in the
+		// container factory.
 		String mode = ackMode.name();
 		boolean onAnnotation = endpoint.getAckMode() != null;
 		String property = "spring.rabbitmq.listener."
 				+ ((container instanceof DirectMessageListenerContainer) ? "direct" : "simple") + ".acknowledge-mode";
-		String source = onAnnotation ? "@RabbitListener(ackMode = \"" + mode + "\")"
-				: "its container factory (" + property + "=" + mode.toLowerCase(Locale.ROOT)
-						+ ", or setAcknowledgeMode on a factory bean)";
+		String source = onAnnotation ? "@RabbitListener(ackMode = \"" + mode + "\")" : "its container factory ("
+				+ property + "=" + mode.toLowerCase(Locale.ROOT) + ", or setAcknowledgeMode on a factory bean)";
 		String why = (ackMode == AcknowledgeMode.MANUAL)
 				? "The starter acks a failed message only after its forward to a tier is confirmed, which needs "
 						+ "acknowledge mode AUTO (the default)."
@@ -297,9 +301,8 @@ public final class RetryableListenerInstaller {
 			}
 			List<Duration> hops = this.tiers.hopsFor(delay);
 			Duration waited = hops.stream().reduce(Duration.ZERO, Duration::plus);
-			String late = waited.minus(delay).compareTo(this.tiers.smallest()) > 0
-					? ", late by " + TierLadder.nameOf(waited.minus(delay)) + " (the tiers are too far apart to compose it)"
-					: "";
+			String late = (waited.minus(delay).compareTo(this.tiers.smallest()) > 0) ? ", late by "
+					+ TierLadder.nameOf(waited.minus(delay)) + " (the tiers are too far apart to compose it)" : "";
 			logger.info(listener + ": retry " + retry + " after " + TierLadder.nameOf(delay) + " goes through tiers "
 					+ hops.stream().map(TierLadder::nameOf).toList() + late + "; add " + TierLadder.nameOf(delay)
 					+ " to retry.tiers for a single hop.");

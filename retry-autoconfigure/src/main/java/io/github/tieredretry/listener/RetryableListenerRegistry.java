@@ -10,9 +10,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 
 /**
- * Every {@code @RetryableListener} found on a bean, and every listener container it was applied to.
- * An annotation that was found but never applied (no {@code @RabbitListener}, or a container that was
- * not created through a container factory bean) fails startup instead of being silently ignored.
+ * Every {@code @RetryableListener} found on a bean, and every listener container it was
+ * applied to. An annotation that was found but never applied (no {@code @RabbitListener},
+ * or a container that was not created through a container factory bean) fails startup
+ * instead of being silently ignored.
  */
 public final class RetryableListenerRegistry {
 

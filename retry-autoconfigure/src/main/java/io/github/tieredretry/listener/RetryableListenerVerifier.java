@@ -11,9 +11,10 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 
 /**
- * Fails startup when a {@code @RetryableListener} was found but applied to no listener container, so
- * that a typo or an unsupported setup never silently leaves a listener without its retries. Runs after
- * all listener containers have been created and before they start.
+ * Fails startup when a {@code @RetryableListener} was found but applied to no listener
+ * container, so that a typo or an unsupported setup never silently leaves a listener
+ * without its retries. Runs after all listener containers have been created and before
+ * they start.
  */
 public final class RetryableListenerVerifier implements SmartLifecycle {
 
@@ -31,13 +32,15 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 	@Override
 	public void start() {
 		for (RetryableListenerRegistry.Applied applied : this.registry.containers()) {
-			// Known only now: a transaction manager makes the container transacted when it initializes.
+			// Known only now: a transaction manager makes the container transacted when
+			// it initializes.
 			if (applied.container().isChannelTransacted()) {
 				throw new RetryableListenerConfigurationException(applied.listener(),
 						"transacted listener containers are not supported",
 						"The starter acknowledges a failed message when its forward is confirmed, after the "
 								+ "listener has returned, which a channel transaction cannot include. Remove "
-								+ "channelTransacted / the transaction manager from this listener's container factory.");
+								+ "channelTransacted / the transaction manager from this listener's container "
+								+ "factory.");
 			}
 		}
 		List<RetryableListenerRegistry.Declared> unapplied = this.registry.unapplied();
@@ -45,9 +48,9 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 			RetryableListenerRegistry.Declared first = unapplied.get(0);
 			String listener = ClassUtils.getShortName(first.beanClass())
 					+ ((first.method() != null) ? "#" + first.method().getName() : "");
-			boolean hasRabbitListener = (first.method() != null) ? isRabbitListener(first.method())
-					|| isRabbitListener(first.beanClass()) : isRabbitListener(first.beanClass())
-							|| hasRabbitListenerMethod(first.beanClass());
+			boolean hasRabbitListener = (first.method() != null)
+					? isRabbitListener(first.method()) || isRabbitListener(first.beanClass())
+					: isRabbitListener(first.beanClass()) || hasRabbitListenerMethod(first.beanClass());
 			if (!hasRabbitListener) {
 				throw new RetryableListenerConfigurationException(listener, "there is no @RabbitListener",
 						"Put @RetryableListener next to a @RabbitListener (on the same method, or on a class-level "
@@ -56,7 +59,8 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 			throw new RetryableListenerConfigurationException(listener,
 					"its listener container was not created by a container factory bean",
 					"Reference the container factory by bean name (containerFactory = \"myFactory\") rather than "
-							+ "through an expression returning an instance, and make sure the factory class is not final.");
+							+ "through an expression returning an instance, and make sure the factory class is not "
+							+ "final.");
 		}
 		this.running = true;
 	}

@@ -26,21 +26,24 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
 import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter;
 
 /**
- * Wraps a retryable listener. Each message ends in exactly one of three places: processed by the
- * listener, waiting in a delay tier, or parked. A message leaves its queue (is acked) only after the
- * forward that moves it on has been confirmed by the broker; if that forward fails, the message goes back
- * to its queue after a pause, and nothing is lost.
+ * Wraps a retryable listener. Each message ends in exactly one of three places: processed
+ * by the listener, waiting in a delay tier, or parked. A message leaves its queue (is
+ * acked) only after the forward that moves it on has been confirmed by the broker; if
+ * that forward fails, the message goes back to its queue after a pause, and nothing is
+ * lost.
  * <p>
- * The path of a failed message: {@link #onMessage} invokes the listener; the {@link RetryDecider} decides
- * retry or park; a {@link Forward} is built and handed to the {@link ForwardSender}, which publishes it and
- * acks the original on the confirm; {@link RetryNotifications} logs it and publishes its event.
+ * The path of a failed message: {@link #onMessage} invokes the listener; the
+ * {@link RetryDecider} decides retry or park; a {@link Forward} is built and handed to
+ * the {@link ForwardSender}, which publishes it and acks the original on the confirm;
+ * {@link RetryNotifications} logs it and publishes its event.
  * <p>
- * Forwards are not waited for on the consumer thread: the confirm (a disk write on the broker) takes far
- * longer than processing a healthy message, so the consumer goes on with the next messages and the
- * original is acked when the confirm arrives. This is why the listener acks every message itself: it
- * declares {@linkplain #isAsyncReplies() asynchronous replies}, which makes the container use manual
- * acknowledgements (with its own acks, an ack of a later message would also ack - with {@code multiple}
- * - a failed one whose forward is not confirmed yet).
+ * Forwards are not waited for on the consumer thread: the confirm (a disk write on the
+ * broker) takes far longer than processing a healthy message, so the consumer goes on
+ * with the next messages and the original is acked when the confirm arrives. This is why
+ * the listener acks every message itself: it declares {@linkplain #isAsyncReplies()
+ * asynchronous replies}, which makes the container use manual acknowledgements (with its
+ * own acks, an ack of a later message would also ack - with {@code multiple} - a failed
+ * one whose forward is not confirmed yet).
  */
 final class RetryingMessageListener implements ChannelAwareMessageListener {
 
@@ -95,8 +98,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			if (ListenerFailures.isFatal(ex)) {
 				throw ex;
 			}
-			// With manual acks the container leaves every outcome to this listener, including the acks and
-			// requeues a listener asks for by throwing.
+			// With manual acks the container leaves every outcome to this listener,
+			// including the acks and requeues a listener asks for by throwing.
 			Throwable cause = ListenerFailures.unwrap(ex);
 			if (cause instanceof ImmediateAcknowledgeAmqpException) {
 				acknowledgement.ack();
@@ -105,7 +108,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 				acknowledgement.requeue();
 			}
 			else {
-				// Unexpected: back to the queue, but after a pause like a failed forward, never in a hot loop.
+				// Unexpected: back to the queue, but after a pause like a failed forward,
+				// never in a hot loop.
 				long pauseMillis = this.sender.pause(ForwardSender.UNEXPECTED_FAILURES).recordFailure();
 				this.notifications.unexpectedFailure(message, ex, pauseMillis);
 				this.sender.requeueLater(acknowledgement, pauseMillis);
@@ -118,29 +122,34 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		MessageProperties properties = message.getMessageProperties();
 		String queue = properties.getConsumerQueue();
 		if (queue == null) {
-			// Both container types always set it; without it there is no queue to return a retry to.
+			// Both container types always set it; without it there is no queue to return
+			// a retry to.
 			throw new IllegalStateException("Listener " + this.listenerName + " received a message without its "
 					+ "consumer queue; cannot apply tiered retries");
 		}
 		RetryState state = RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), queue);
-		// What the listener sees is the retry state for this queue, not a count copied from elsewhere.
+		// What the listener sees is the retry state for this queue, not a count copied
+		// from elsewhere.
 		properties.setRetryCount(state.retries());
 		Delivery delivery = new Delivery(message, received, queue, state);
 		if (properties.getHeaders().containsKey(BATCH_FORMAT_HEADER)) {
-			// A producer-side batch shares one delivery between its messages, so one of them could not be
-			// retried or parked on its own: the batch is parked whole, untouched.
+			// A producer-side batch shares one delivery between its messages, so one of
+			// them could not be retried or parked on its own: the batch is parked whole,
+			// untouched.
 			handleFailure(delivery, new ProducerBatchNotSupportedException(), false, acknowledgement);
 			return;
 		}
 		Instant now = this.runtime.clock().instant();
 		Duration hopTier = this.decider.tierForEarlyArrival(state, now);
 		if (hopTier != null) {
-			// Its delay is composed of several tiers: wait again, do not invoke the listener early.
+			// Its delay is composed of several tiers: wait again, do not invoke the
+			// listener early.
 			this.sender.send(delivery.forward(new Forward.Hop(hopTier), Forward.tierQueue(hopTier),
 					HeaderChanges.forHop(hopTier)), acknowledgement);
 			return;
 		}
-		// While the listener's circuit breaker is open its consumers wait here, holding this message.
+		// While the listener's circuit breaker is open its consumers wait here, holding
+		// this message.
 		ListenerGate.Passage passage = this.gate.awaitPassage();
 		if (passage == ListenerGate.Passage.STOPPED) {
 			acknowledgement.requeue();
@@ -168,7 +177,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		if (retryable) {
 			this.gate.failed(took, failure);
 			if (passage == ListenerGate.Passage.PROBE) {
-				// Its downstream is still down: back to its queue as it was, no retry spent, nothing parked.
+				// Its downstream is still down: back to its queue as it was, no retry
+				// spent, nothing parked.
 				acknowledgement.requeue();
 				return;
 			}
@@ -180,10 +190,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		handleFailure(delivery, failure, retryable, acknowledgement);
 	}
 
-	/**
-	 * Invoke the listener, with the policy's immediate retries on a first delivery.
-	 * @return the last failure, or {@code null} on success
-	 */
+	// Invoke the listener, with the policy's immediate retries on a first delivery.
+	// Returns last failure, or null on success
 	private @Nullable Throwable invoke(Message message, @Nullable Channel channel, RetryState state) throws Exception {
 		int attempts = state.isRetry() ? 1 : 1 + this.decider.policy().immediateRetries();
 		Throwable failure = null;
@@ -199,11 +207,13 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			}
 			catch (Throwable ex) {
 				if (ListenerFailures.isFatal(ex) || asksContainerToAckOrRequeue(ex)) {
-					// The JVM is in trouble, or the listener asked the container explicitly (the adapter wraps it).
+					// The JVM is in trouble, or the listener asked the container
+					// explicitly (the adapter wraps it).
 					throw ex;
 				}
-				// Any other Error (a StackOverflowError, say) is the listener's bug in this message: retried
-				// and parked like an exception, never allowed to stop the queue's consumer.
+				// Any other Error (a StackOverflowError, say) is the listener's bug in
+				// this message: retried and parked like an exception, never allowed to
+				// stop the queue's consumer.
 				failure = ex;
 				if (!isRetryable(ex)) {
 					break;
@@ -218,7 +228,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			return false;
 		}
 		if (NonRetryableFailures.hasCyclicCauseChain(failure)) {
-			// Classifying it would never return; retrying an exception this broken is unlikely to help.
+			// Classifying it would never return; retrying an exception this broken is
+			// unlikely to help.
 			logger.warn("Listener " + this.listenerName + " threw an exception whose cause chain is cyclic; "
 					+ "treating it as not retryable");
 			return false;
@@ -237,8 +248,9 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			return this.decider.policy().isRetryable(cause);
 		}
 		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// The exception broke its own classification (a getCause() that throws, say): the policy's retries
-			// still apply, so that it ends parked rather than redelivered for ever.
+			// The exception broke its own classification (a getCause() that throws, say):
+			// the policy's retries still apply, so that it ends parked rather than
+			// redelivered for ever.
 			return true;
 		}
 	}
@@ -249,9 +261,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			return classifier.classify(this.info, failure);
 		}
 		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// A classifier's bug must not decide the message's fate: the policy decides instead.
-			logger.warn("Failure classifier " + classifier.getClass().getName() + " threw while classifying a failure of "
-					+ this.listenerName + "; the policy's exception types decide instead", ex);
+			// A classifier's bug must not decide the message's fate: the policy decides
+			// instead.
+			logger
+				.warn("Failure classifier " + classifier.getClass().getName() + " threw while classifying a failure of "
+						+ this.listenerName + "; the policy's exception types decide instead", ex);
 			return null;
 		}
 	}
@@ -290,7 +304,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			AMQP.BasicProperties original = (this.received != null) ? this.received.raw()
 					: fallbackConverter.fromMessageProperties(this.message.getMessageProperties(), "UTF-8");
 			byte[] capturedBody = (this.received != null) ? this.received.body() : null;
-			// The body as the broker delivered it, before after-receive post-processing (decompression, say).
+			// The body as the broker delivered it, before after-receive post-processing
+			// (decompression, say).
 			byte[] body = (capturedBody != null) ? capturedBody : this.message.getBody();
 			return new Forward(this.message, this.queue, this.state, step, target,
 					ForwardedProperties.of(original, changes), body);
@@ -305,7 +320,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	@Override
 	public void containerAckMode(AcknowledgeMode mode) {
-		// The container acks manually because of this wrapper; for the listener, acks stay automatic.
+		// The container acks manually because of this wrapper; for the listener, acks
+		// stay automatic.
 		this.delegate.containerAckMode(AcknowledgeMode.AUTO);
 	}
 

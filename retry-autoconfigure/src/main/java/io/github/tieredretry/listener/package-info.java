@@ -1,8 +1,9 @@
 /**
- * Integration with Spring AMQP listener containers: wraps retryable listeners and captures what was received.
+ * Integration with Spring AMQP listener containers: wraps retryable listeners and
+ * captures what was received.
  * <p>
- * Internal, public for the auto-configuration and not a stable API, except two extension types:
- * {@link io.github.tieredretry.listener.RetryFailureClassifier} and the
+ * Internal, public for the auto-configuration and not a stable API, except two extension
+ * types: {@link io.github.tieredretry.listener.RetryFailureClassifier} and the
  * {@link io.github.tieredretry.listener.RetryableListenerInfo} it is given.
  */
 @NullMarked

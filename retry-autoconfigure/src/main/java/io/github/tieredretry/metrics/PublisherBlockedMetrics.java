@@ -7,8 +7,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Whether RabbitMQ blocks the connection that forwards failed messages (a memory or disk alarm): gauge
- * {@value #BLOCKED} is 1 while it does, counter {@value #BLOCKS} counts how often it did.
+ * Whether RabbitMQ blocks the connection that forwards failed messages (a memory or disk
+ * alarm): gauge {@value #BLOCKED} is 1 while it does, counter {@value #BLOCKS} counts how
+ * often it did.
  */
 public final class PublisherBlockedMetrics implements MeterBinder {
 

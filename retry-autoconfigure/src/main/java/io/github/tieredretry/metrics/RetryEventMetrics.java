@@ -18,20 +18,24 @@ import org.springframework.context.event.EventListener;
  * Records the retry events of every retryable listener as Micrometer meters: counter
  * {@value #MESSAGES} and timer {@value #RECOVERY}.
  * <p>
- * Every {@value #MESSAGES} counter carries the same five tags, with {@value #NONE} where a tag does not
- * apply, because some registries (Prometheus) require one set of tag keys per meter name. Tag values are
- * bounded: queues of retryable listeners, four outcomes, the configured tiers, four parked reasons and the
- * exception classes the listeners throw.
+ * Every {@value #MESSAGES} counter carries the same five tags, with {@value #NONE} where
+ * a tag does not apply, because some registries (Prometheus) require one set of tag keys
+ * per meter name. Tag values are bounded: queues of retryable listeners, four outcomes,
+ * the configured tiers, four parked reasons and the exception classes the listeners
+ * throw.
  */
 public final class RetryEventMetrics {
 
 	/**
-	 * Counter of retry outcomes, tagged {@code queue}, {@code outcome}, {@code tier}, {@code reason} and
-	 * {@code exception}.
+	 * Counter of retry outcomes, tagged {@code queue}, {@code outcome}, {@code tier},
+	 * {@code reason} and {@code exception}.
 	 */
 	public static final String MESSAGES = "rabbitmq.retry.messages";
 
-	/** Timer from a message's first failure to its successful processing, tagged {@code queue}. */
+	/**
+	 * Timer from a message's first failure to its successful processing, tagged
+	 * {@code queue}.
+	 */
 	public static final String RECOVERY = "rabbitmq.retry.recovery";
 
 	/** Value of a tag that does not apply to an outcome. */
@@ -83,7 +87,8 @@ public final class RetryEventMetrics {
 	}
 
 	/**
-	 * The simple name of a class name, like {@link Class#getSimpleName()}: short and bounded in metric tags.
+	 * The simple name of a class name, like {@link Class#getSimpleName()}: short and
+	 * bounded in metric tags.
 	 * @param className a fully qualified class name, possibly empty
 	 * @return the simple name, or {@value #NONE} when there is none
 	 */

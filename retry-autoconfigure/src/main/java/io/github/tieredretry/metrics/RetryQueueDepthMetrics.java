@@ -7,13 +7,17 @@ import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 /**
- * Gauge {@value #DEPTH}: ready messages in each tier queue and in the parking lot, from the cached
- * {@link RetryQueueDepths} (a scrape never causes more than one broker read per cache period). The value
- * is NaN while a queue is missing or the broker cannot be read.
+ * Gauge {@value #DEPTH}: ready messages in each tier queue and in the parking lot, from
+ * the cached {@link RetryQueueDepths} (a scrape never causes more than one broker read
+ * per cache period). The value is NaN while a queue is missing or the broker cannot be
+ * read.
  */
 public final class RetryQueueDepthMetrics implements MeterBinder {
 
-	/** Gauge of ready messages, tagged {@code queue} and {@code type} ({@code tier} or {@code parking-lot}). */
+	/**
+	 * Gauge of ready messages, tagged {@code queue} and {@code type} ({@code tier} or
+	 * {@code parking-lot}).
+	 */
 	public static final String DEPTH = "rabbitmq.retry.depth";
 
 	private final RetryQueueDepths depths;

@@ -25,9 +25,10 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitUtils;
 
 /**
- * The number of ready messages in each tier queue and in the parking lot, read from the broker with
- * passive queue declarations (the management plugin is not needed) and cached: however often metrics are
- * scraped or health is checked, the broker is asked at most once per {@code maxAge}.
+ * The number of ready messages in each tier queue and in the parking lot, read from the
+ * broker with passive queue declarations (the management plugin is not needed) and
+ * cached: however often metrics are scraped or health is checked, the broker is asked at
+ * most once per {@code maxAge}.
  */
 public final class RetryQueueDepths {
 
@@ -53,8 +54,7 @@ public final class RetryQueueDepths {
 	 * @param maxAge how long a reading is reused
 	 * @param clock the clock
 	 */
-	public RetryQueueDepths(ConnectionFactory connectionFactory, RetryTopology topology, Duration maxAge,
-			Clock clock) {
+	public RetryQueueDepths(ConnectionFactory connectionFactory, RetryTopology topology, Duration maxAge, Clock clock) {
 		this.connectionFactory = connectionFactory;
 		List<String> names = new ArrayList<>(topology.tierQueueNames());
 		names.add(topology.parkingLot());
@@ -72,8 +72,9 @@ public final class RetryQueueDepths {
 	}
 
 	/**
-	 * The latest reading, read again from the broker when it is older than the maximum age. While another
-	 * thread reads, the previous reading is returned instead of waiting for it.
+	 * The latest reading, read again from the broker when it is older than the maximum
+	 * age. While another thread reads, the previous reading is returned instead of
+	 * waiting for it.
 	 * @return the depths
 	 */
 	public Snapshot current() {
@@ -135,7 +136,8 @@ public final class RetryQueueDepths {
 		try {
 			for (String queue : this.queues) {
 				if (channel == null || !channel.isOpen()) {
-					// The broker closes the channel when a passive declaration finds no queue.
+					// The broker closes the channel when a passive declaration finds no
+					// queue.
 					RealChannels.closeForGood(cached);
 					cached = connection.createChannel(false);
 					channel = RealChannels.target(cached);
@@ -174,7 +176,8 @@ public final class RetryQueueDepths {
 	public record Snapshot(Map<String, Long> depths, Set<String> missing, Instant readAt, @Nullable String failure) {
 
 		public Snapshot {
-			// Copies that keep the queues in topology order (tiers ascending, then the parking lot).
+			// Copies that keep the queues in topology order (tiers ascending, then the
+			// parking lot).
 			depths = Collections.unmodifiableMap(new LinkedHashMap<>(depths));
 			missing = Collections.unmodifiableSet(new LinkedHashSet<>(missing));
 		}
@@ -182,7 +185,8 @@ public final class RetryQueueDepths {
 		/**
 		 * The depth of a queue.
 		 * @param queue the queue's name
-		 * @return its ready messages, or {@code null} when it is missing or the broker could not be read
+		 * @return its ready messages, or {@code null} when it is missing or the broker
+		 * could not be read
 		 */
 		public @Nullable Long depthOf(String queue) {
 			return this.depths.get(queue);

@@ -1,5 +1,6 @@
 /**
- * Retry metrics: Micrometer meters recorded from retry events, and queue depths read from the broker.
+ * Retry metrics: Micrometer meters recorded from retry events, and queue depths read from
+ * the broker.
  */
 @NullMarked
 package io.github.tieredretry.metrics;

@@ -17,7 +17,12 @@ final class ConventionValues {
 		return (value != null && !value.isEmpty()) ? value : RetryObservationDocumentation.NONE;
 	}
 
-	/** Simple class names keep the tag short and bounded, as in metric {@code rabbitmq.retry.messages}. */
+	/**
+	 * Simple class names keep the tag short and bounded, as in metric
+	 * {@code rabbitmq.retry.messages}.
+	 * @param className a fully qualified class name, or {@code null}
+	 * @return the simple name, or the placeholder value for none
+	 */
 	static String simpleName(@Nullable String className) {
 		return orNone((className != null) ? FailureDetails.simpleName(className) : null);
 	}

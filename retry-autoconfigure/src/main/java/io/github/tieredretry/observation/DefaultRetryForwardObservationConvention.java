@@ -5,13 +5,15 @@ import io.github.tieredretry.observation.RetryObservationDocumentation.LowCardin
 import io.micrometer.common.KeyValues;
 
 /**
- * The default {@link RetryForwardObservationConvention}: span {@code <queue> retry}, {@code <queue> park} or
- * {@code <queue> hop}, tagged with the queue, tier, outcome, exception and reason.
+ * The default {@link RetryForwardObservationConvention}: span {@code <queue> retry},
+ * {@code <queue> park} or {@code <queue> hop}, tagged with the queue, tier, outcome,
+ * exception and reason.
  */
 public class DefaultRetryForwardObservationConvention implements RetryForwardObservationConvention {
 
 	/** The shared instance. */
-	public static final DefaultRetryForwardObservationConvention INSTANCE = new DefaultRetryForwardObservationConvention();
+	public static final DefaultRetryForwardObservationConvention INSTANCE = //
+			new DefaultRetryForwardObservationConvention();
 
 	@Override
 	public String getContextualName(RetryForwardContext context) {

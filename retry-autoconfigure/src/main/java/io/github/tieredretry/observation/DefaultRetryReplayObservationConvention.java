@@ -5,13 +5,15 @@ import io.github.tieredretry.observation.RetryObservationDocumentation.LowCardin
 import io.micrometer.common.KeyValues;
 
 /**
- * The default {@link RetryReplayObservationConvention}: span {@code <queue> replay}, tagged with the origin queue,
- * outcome, the exception the message was parked for, and why it stayed parked.
+ * The default {@link RetryReplayObservationConvention}: span {@code <queue> replay},
+ * tagged with the origin queue, outcome, the exception the message was parked for, and
+ * why it stayed parked.
  */
 public class DefaultRetryReplayObservationConvention implements RetryReplayObservationConvention {
 
 	/** The shared instance. */
-	public static final DefaultRetryReplayObservationConvention INSTANCE = new DefaultRetryReplayObservationConvention();
+	public static final DefaultRetryReplayObservationConvention INSTANCE = //
+			new DefaultRetryReplayObservationConvention();
 
 	@Override
 	public String getContextualName(RetryReplayContext context) {

@@ -16,8 +16,9 @@ public final class RetryForwardContext extends RetrySenderContext {
 	public static final String PARKED = "parked";
 
 	/**
-	 * Outcome of a forward of a message that arrived before its retry was due (its delay is longer than the
-	 * largest tier): it waits in a tier again, without invoking the listener.
+	 * Outcome of a forward of a message that arrived before its retry was due (its delay
+	 * is longer than the largest tier): it waits in a tier again, without invoking the
+	 * listener.
 	 */
 	public static final String HOP = "hop";
 
@@ -54,8 +55,8 @@ public final class RetryForwardContext extends RetrySenderContext {
 	 * @param attempt the attempt that failed, 1 for the first delivery
 	 * @return the context
 	 */
-	public static RetryForwardContext retried(AMQP.BasicProperties properties, String queue, String target,
-			String tier, String exception, long attempt) {
+	public static RetryForwardContext retried(AMQP.BasicProperties properties, String queue, String target, String tier,
+			String exception, long attempt) {
 		return new RetryForwardContext(properties, queue, target, RETRIED, tier, exception, null, attempt);
 	}
 
@@ -122,14 +123,16 @@ public final class RetryForwardContext extends RetrySenderContext {
 
 	/**
 	 * Why the message was parked.
-	 * @return {@code exhausted}, {@code not-retryable} or {@code timeout}, or {@code null} when it was not parked
+	 * @return {@code exhausted}, {@code not-retryable} or {@code timeout}, or
+	 * {@code null} when it was not parked
 	 */
 	public @Nullable String getReason() {
 		return this.reason;
 	}
 
 	/**
-	 * The attempt the message was delivered for: 1 for the first delivery, 2 for the first retry, and so on.
+	 * The attempt the message was delivered for: 1 for the first delivery, 2 for the
+	 * first retry, and so on.
 	 * @return the attempt
 	 */
 	public long getAttempt() {

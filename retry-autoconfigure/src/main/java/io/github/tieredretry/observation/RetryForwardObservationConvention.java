@@ -4,8 +4,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * The names and key values of observation {@link RetryObservationDocumentation#FORWARD rabbitmq.retry.forward};
- * declare a bean of this type to replace {@link DefaultRetryForwardObservationConvention}.
+ * The names and key values of observation {@link RetryObservationDocumentation#FORWARD
+ * rabbitmq.retry.forward}; declare a bean of this type to replace
+ * {@link DefaultRetryForwardObservationConvention}.
  */
 public interface RetryForwardObservationConvention extends ObservationConvention<RetryForwardContext> {
 

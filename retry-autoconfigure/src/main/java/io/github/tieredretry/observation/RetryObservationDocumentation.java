@@ -6,14 +6,16 @@ import io.micrometer.observation.ObservationConvention;
 import io.micrometer.observation.docs.ObservationDocumentation;
 
 /**
- * The starter's observations, their names and keys. Every low-cardinality key is always present, with
- * {@value #NONE} where it does not apply (Prometheus needs one set of tag keys per meter name).
+ * The starter's observations, their names and keys. Every low-cardinality key is always
+ * present, with {@value #NONE} where it does not apply (Prometheus needs one set of tag
+ * keys per meter name).
  */
 public enum RetryObservationDocumentation implements ObservationDocumentation {
 
 	/**
-	 * A failed message forwarded to a delay tier or to the parking lot, from the start of the publish to the
-	 * broker's confirm (or the forward's failure). Its span is a child of the attempt's processing span.
+	 * A failed message forwarded to a delay tier or to the parking lot, from the start of
+	 * the publish to the broker's confirm (or the forward's failure). Its span is a child
+	 * of the attempt's processing span.
 	 */
 	FORWARD {
 
@@ -35,8 +37,9 @@ public enum RetryObservationDocumentation implements ObservationDocumentation {
 	},
 
 	/**
-	 * A parked message published back to its origin queue, until the broker's confirm. Its span starts a new
-	 * trace (or is a child of the replaying thread's observation) with a link to the trace it was parked in.
+	 * A parked message published back to its origin queue, until the broker's confirm.
+	 * Its span starts a new trace (or is a child of the replaying thread's observation)
+	 * with a link to the trace it was parked in.
 	 */
 	REPLAY {
 
@@ -70,10 +73,16 @@ public enum RetryObservationDocumentation implements ObservationDocumentation {
 		/** The tier the message waits in, e.g. {@code 10s}. */
 		TIER("tier"),
 
-		/** {@code retried}, {@code parked} or {@code hop} (forward); {@code replayed} or {@code stayed} (replay). */
+		/**
+		 * {@code retried}, {@code parked} or {@code hop} (forward); {@code replayed} or
+		 * {@code stayed} (replay).
+		 */
 		OUTCOME("outcome"),
 
-		/** The simple class name of the listener's exception (forward), or of the one it was parked for (replay). */
+		/**
+		 * The simple class name of the listener's exception (forward), or of the one it
+		 * was parked for (replay).
+		 */
 		EXCEPTION("exception"),
 
 		/** Why it was parked (forward), or why it stayed parked (replay). */
@@ -95,7 +104,10 @@ public enum RetryObservationDocumentation implements ObservationDocumentation {
 	/** High-cardinality keys: span tags only. */
 	public enum HighCardinalityKeys implements KeyName {
 
-		/** The attempt the message was delivered for: 1 for the first delivery, 2 for the first retry, ... */
+		/**
+		 * The attempt the message was delivered for: 1 for the first delivery, 2 for the
+		 * first retry, ...
+		 */
 		ATTEMPT("attempt"),
 
 		/** The message's {@code message-id}, when it has one. */

@@ -9,9 +9,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.amqp.rabbit.support.micrometer.RabbitMessageReceiverContext;
 
 /**
- * Starts the starter's observations on an {@link ObservationRegistry}. Without one ({@link #DISABLED}, or a
- * registry without handlers) {@link #isEnabled()} is {@code false} and callers create no context at all: a
- * failed message then costs what it cost before observations existed, and a healthy one never gets here.
+ * Starts the starter's observations on an {@link ObservationRegistry}. Without one
+ * ({@link #DISABLED}, or a registry without handlers) {@link #isEnabled()} is
+ * {@code false} and callers create no context at all: a failed message then costs what it
+ * cost before observations existed, and a healthy one never gets here.
  */
 public final class RetryObservations {
 
@@ -27,7 +28,8 @@ public final class RetryObservations {
 	/**
 	 * Create the observations.
 	 * @param registry the registry
-	 * @param forwardConvention the convention of forwards, or {@code null} for the default
+	 * @param forwardConvention the convention of forwards, or {@code null} for the
+	 * default
 	 * @param replayConvention the convention of replays, or {@code null} for the default
 	 */
 	public RetryObservations(ObservationRegistry registry,
@@ -47,11 +49,12 @@ public final class RetryObservations {
 	}
 
 	/**
-	 * Start observing a forward; on the consumer thread, so that the delivery's listener observation is its
-	 * parent. A tracer writes the forward's trace context into the context's headers: publish
-	 * {@link RetrySenderContext#publishedProperties()}.
+	 * Start observing a forward; on the consumer thread, so that the delivery's listener
+	 * observation is its parent. A tracer writes the forward's trace context into the
+	 * context's headers: publish {@link RetrySenderContext#publishedProperties()}.
 	 * @param context the forward
-	 * @return the started observation, to {@linkplain #stop stop} when the forward is settled
+	 * @return the started observation, to {@linkplain #stop stop} when the forward is
+	 * settled
 	 */
 	public Observation startForward(RetryForwardContext context) {
 		return RetryObservationDocumentation.FORWARD
@@ -63,7 +66,8 @@ public final class RetryObservations {
 	/**
 	 * Start observing the publish of a replayed message.
 	 * @param context the replay
-	 * @return the started observation, to {@linkplain #stop stop} when the publish is settled
+	 * @return the started observation, to {@linkplain #stop stop} when the publish is
+	 * settled
 	 */
 	public Observation startReplay(RetryReplayContext context) {
 		return RetryObservationDocumentation.REPLAY
@@ -73,9 +77,10 @@ public final class RetryObservations {
 	}
 
 	/**
-	 * Record a listener's failure on the delivery's listener observation (Spring AMQP's, when the container
-	 * observes), as it would have been recorded had the exception reached the container: the starter handles
-	 * it instead, and the attempt's processing span would otherwise look successful.
+	 * Record a listener's failure on the delivery's listener observation (Spring AMQP's,
+	 * when the container observes), as it would have been recorded had the exception
+	 * reached the container: the starter handles it instead, and the attempt's processing
+	 * span would otherwise look successful.
 	 * @param failure the listener's exception
 	 */
 	public void listenerFailed(Throwable failure) {
@@ -86,7 +91,8 @@ public final class RetryObservations {
 	}
 
 	/**
-	 * Stop an observation when what it observes is settled, on whichever thread settled it.
+	 * Stop an observation when what it observes is settled, on whichever thread settled
+	 * it.
 	 * @param observation the observation
 	 * @param failure why it failed, or {@code null} when it succeeded
 	 */

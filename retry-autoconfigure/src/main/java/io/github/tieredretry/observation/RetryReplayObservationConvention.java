@@ -4,8 +4,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * The names and key values of observation {@link RetryObservationDocumentation#REPLAY rabbitmq.retry.replay};
- * declare a bean of this type to replace {@link DefaultRetryReplayObservationConvention}.
+ * The names and key values of observation {@link RetryObservationDocumentation#REPLAY
+ * rabbitmq.retry.replay}; declare a bean of this type to replace
+ * {@link DefaultRetryReplayObservationConvention}.
  */
 public interface RetryReplayObservationConvention extends ObservationConvention<RetryReplayContext> {
 

@@ -12,9 +12,9 @@ import io.micrometer.observation.transport.SenderContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A message the starter publishes on its own: its carrier is the message's headers, into which a tracer
- * writes the trace context when the observation starts; {@link #publishedProperties()} are the properties to
- * publish after that.
+ * A message the starter publishes on its own: its carrier is the message's headers, into
+ * which a tracer writes the trace context when the observation starts;
+ * {@link #publishedProperties()} are the properties to publish after that.
  */
 public abstract sealed class RetrySenderContext extends SenderContext<Map<String, Object>>
 		permits RetryForwardContext, RetryReplayContext {
@@ -42,7 +42,8 @@ public abstract sealed class RetrySenderContext extends SenderContext<Map<String
 	}
 
 	/**
-	 * The queue the message is about: the one whose listener failed, or a replay's origin queue.
+	 * The queue the message is about: the one whose listener failed, or a replay's origin
+	 * queue.
 	 * @return the queue's name
 	 */
 	public String getQueue() {
@@ -58,7 +59,8 @@ public abstract sealed class RetrySenderContext extends SenderContext<Map<String
 	}
 
 	/**
-	 * The trace context the message carried before this step: the one it arrived with, or was parked with.
+	 * The trace context the message carried before this step: the one it arrived with, or
+	 * was parked with.
 	 * @return its ids, or {@code null} when it carried none
 	 */
 	TraceHeaders.@Nullable TraceIds carriedTraceContext() {
@@ -66,13 +68,13 @@ public abstract sealed class RetrySenderContext extends SenderContext<Map<String
 	}
 
 	/**
-	 * The properties to publish: those given, with the trace context headers a tracer wrote when the
-	 * observation started instead of the ones the message carried. Unchanged when no tracer wrote any.
+	 * The properties to publish: those given, with the trace context headers a tracer
+	 * wrote when the observation started instead of the ones the message carried.
+	 * Unchanged when no tracer wrote any.
 	 * @return the properties
 	 */
 	public AMQP.BasicProperties publishedProperties() {
-		Map<String, Object> original = (this.properties.getHeaders() != null) ? this.properties.getHeaders()
-				: Map.of();
+		Map<String, Object> original = (this.properties.getHeaders() != null) ? this.properties.getHeaders() : Map.of();
 		Set<String> written = this.headers.entrySet()
 			.stream()
 			.filter((header) -> !Objects.equals(original.get(header.getKey()), header.getValue()))

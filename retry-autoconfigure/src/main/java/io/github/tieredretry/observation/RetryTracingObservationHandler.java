@@ -10,14 +10,16 @@ import io.micrometer.tracing.propagation.Propagator;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The spans of the starter's forwards and replays; like Micrometer Tracing's sender handler (the span's context
- * is written into the message's headers), with two differences:
+ * The spans of the starter's forwards and replays; like Micrometer Tracing's sender
+ * handler (the span's context is written into the message's headers), with two
+ * differences:
  * <ul>
- * <li>a forward without a parent observation (the container does not observe its listener) continues the trace
- * the message arrived with, rather than starting a trace of its own that would cut the retry off from its
- * producer;</li>
- * <li>a replay never continues the trace the message was parked in (days old, perhaps): its span starts a new
- * trace, or is a child of the replaying thread's observation, with a link to the parked message's span.</li>
+ * <li>a forward without a parent observation (the container does not observe its
+ * listener) continues the trace the message arrived with, rather than starting a trace of
+ * its own that would cut the retry off from its producer;</li>
+ * <li>a replay never continues the trace the message was parked in (days old, perhaps):
+ * its span starts a new trace, or is a child of the replaying thread's observation, with
+ * a link to the parked message's span.</li>
  * </ul>
  * It must come before the general sender handler in the tracing handlers' order.
  */

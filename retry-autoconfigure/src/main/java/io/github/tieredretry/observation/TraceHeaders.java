@@ -11,17 +11,22 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The trace context a message carries in its headers, in the formats Spring Boot propagates: W3C
- * ({@code traceparent}), B3 single ({@code b3}) and B3 multi ({@code X-B3-*}). Plain Java, no tracer: a parked
- * message's context is read from its headers without starting a span.
+ * The trace context a message carries in its headers, in the formats Spring Boot
+ * propagates: W3C ({@code traceparent}), B3 single ({@code b3}) and B3 multi
+ * ({@code X-B3-*}). Plain Java, no tracer: a parked message's context is read from its
+ * headers without starting a span.
  */
 final class TraceHeaders {
 
-	/** Headers that say which trace and span a message belongs to (baggage is the application's, and kept). */
+	/**
+	 * Headers that say which trace and span a message belongs to (baggage is the
+	 * application's, and kept).
+	 */
 	private static final List<String> TRACE_IDENTITY = List.of("traceparent", "tracestate", "b3", "x-b3-traceid",
 			"x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled", "x-b3-flags");
 
-	private static final Pattern TRACEPARENT = Pattern.compile("[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
+	private static final Pattern TRACEPARENT = Pattern
+		.compile("[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})");
 
 	private static final Pattern TRACE_ID = Pattern.compile("[0-9a-f]{16}|[0-9a-f]{32}");
 
@@ -50,9 +55,10 @@ final class TraceHeaders {
 	}
 
 	/**
-	 * Remove the trace context headers a tracer did not just write. A message keeps the headers it arrived
-	 * with; a stale one of another format than the tracer writes would be read first by a receiver that
-	 * accepts several formats, and the next attempt would join the producer's span instead of the forward's.
+	 * Remove the trace context headers a tracer did not just write. A message keeps the
+	 * headers it arrived with; a stale one of another format than the tracer writes would
+	 * be read first by a receiver that accepts several formats, and the next attempt
+	 * would join the producer's span instead of the forward's.
 	 * @param headers the headers to publish, changed in place
 	 * @param written the headers the tracer wrote
 	 */
@@ -62,7 +68,8 @@ final class TraceHeaders {
 
 	/**
 	 * The trace context in headers: W3C first, then B3 single, then B3 multi.
-	 * @param headers the headers, as received (values may be strings, AMQP long strings or bytes)
+	 * @param headers the headers, as received (values may be strings, AMQP long strings
+	 * or bytes)
 	 * @return its ids, or {@code null} when no valid trace context is there
 	 */
 	static @Nullable TraceIds find(@Nullable Map<String, ?> headers) {
@@ -91,7 +98,8 @@ final class TraceHeaders {
 		return valid(matcher.group(1), matcher.group(2), sampled);
 	}
 
-	/** {@code traceid-spanid[-sampling[-parentspanid]]}; a lone sampling decision carries no context. */
+	// {@code traceid-spanid[-sampling[-parentspanid]]}; a lone sampling decision carries
+	// no context.
 	private static @Nullable TraceIds fromB3(@Nullable String value) {
 		if (value == null) {
 			return null;
@@ -128,8 +136,7 @@ final class TraceHeaders {
 	private static @Nullable TraceIds valid(String traceId, String spanId, @Nullable Boolean sampled) {
 		String trace = traceId.toLowerCase(Locale.ROOT);
 		String span = spanId.toLowerCase(Locale.ROOT);
-		if (!TRACE_ID.matcher(trace).matches() || !SPAN_ID.matcher(span).matches() || isZero(trace)
-				|| isZero(span)) {
+		if (!TRACE_ID.matcher(trace).matches() || !SPAN_ID.matcher(span).matches() || isZero(trace) || isZero(span)) {
 			return null;
 		}
 		// A 64-bit B3 trace id is the lower half of a 128-bit one.
@@ -140,7 +147,8 @@ final class TraceHeaders {
 		return hex.chars().allMatch((digit) -> digit == '0');
 	}
 
-	/** A header's value as text; header names are matched ignoring case (B3 multi is written both ways). */
+	// A header's value as text; header names are matched ignoring case (B3 multi is
+	// written both ways).
 	private static @Nullable String text(Map<String, ?> headers, String name) {
 		Object value = headers.get(name);
 		if (value == null) {

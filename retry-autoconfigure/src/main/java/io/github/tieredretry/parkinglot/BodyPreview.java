@@ -13,8 +13,9 @@ import java.nio.charset.UnsupportedCharsetException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A short, safe text preview of a message body: text is cut to a maximum length, anything that does not
- * decode as text is described instead of shown, so that a peek never returns megabytes or garbage.
+ * A short, safe text preview of a message body: text is cut to a maximum length, anything
+ * that does not decode as text is described instead of shown, so that a peek never
+ * returns megabytes or garbage.
  */
 final class BodyPreview {
 
@@ -26,7 +27,8 @@ final class BodyPreview {
 	/**
 	 * Preview a body.
 	 * @param body the body
-	 * @param contentEncoding the message's content encoding: Spring AMQP puts the text's charset there
+	 * @param contentEncoding the message's content encoding: Spring AMQP puts the text's
+	 * charset there
 	 * @param maxLength the longest preview, in characters
 	 * @return the preview
 	 */
@@ -38,7 +40,8 @@ final class BodyPreview {
 		if (charset == null) {
 			return binary(body);
 		}
-		// Decode a bounded prefix only: no character takes more than 4 bytes in the charsets that matter.
+		// Decode a bounded prefix only: no character takes more than 4 bytes in the
+		// charsets that matter.
 		int bytes = (int) Math.min(body.length, (maxLength + 1L) * 4);
 		boolean wholeBody = bytes == body.length;
 		CharsetDecoder decoder = charset.newDecoder()

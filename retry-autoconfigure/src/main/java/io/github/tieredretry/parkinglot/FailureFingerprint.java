@@ -9,9 +9,10 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which failure group a parked message belongs to: origin queue, parked reason, exception class and error
- * text with what varies from message to message (numbers, ids, amounts, times) normalised away, so that
- * "order 1042 not found" and "order 977 not found" are one group.
+ * Which failure group a parked message belongs to: origin queue, parked reason, exception
+ * class and error text with what varies from message to message (numbers, ids, amounts,
+ * times) normalised away, so that "order 1042 not found" and "order 977 not found" are
+ * one group.
  */
 final class FailureFingerprint {
 
@@ -21,7 +22,10 @@ final class FailureFingerprint {
 	private static final Pattern UUID = Pattern
 		.compile("[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}");
 
-	/** A word with at least one digit: 42, 250.00, o38150-15, 0x1f, 2026-11-22T06:07:18Z, v2. */
+	/**
+	 * A word with at least one digit: 42, 250.00, o38150-15, 0x1f, 2026-11-22T06:07:18Z,
+	 * v2.
+	 */
 	private static final Pattern WORD_WITH_DIGIT = Pattern.compile("[\\w.:+-]*\\d[\\w.:+-]*",
 			Pattern.UNICODE_CHARACTER_CLASS);
 

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Parked messages that failed the same way: same origin queue, parked reason, exception class and error
- * text once numbers and ids are normalised away.
+ * Parked messages that failed the same way: same origin queue, parked reason, exception
+ * class and error text once numbers and ids are normalised away.
  *
  * @param id the group's id, to filter on ({@code group=...})
  * @param originQueue the queue the messages failed on
@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * @param exception the listener's exception class
  * @param errorPattern the error text with numbers and ids replaced by {@code #}
  * @param count parked messages of the group (among those scanned)
- * @param firstParkedAt when the oldest was parked ({@code null} when none has a parked time)
+ * @param firstParkedAt when the oldest was parked ({@code null} when none has a parked
+ * time)
  * @param lastParkedAt when the newest was parked
  * @param sampleError the error text of the group's oldest message
  * @param sampleMessageId the message id of the group's oldest message
@@ -49,11 +50,17 @@ public record FailureGroup(String id, @Nullable String originQueue, String parke
 	}
 
 	private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
-		return (a == null) ? b : (b == null || a.isBefore(b)) ? a : b;
+		if (a == null) {
+			return b;
+		}
+		return (b == null || a.isBefore(b)) ? a : b;
 	}
 
 	private static @Nullable Instant later(@Nullable Instant a, @Nullable Instant b) {
-		return (a == null) ? b : (b == null || a.isAfter(b)) ? a : b;
+		if (a == null) {
+			return b;
+		}
+		return (b == null || a.isAfter(b)) ? a : b;
 	}
 
 }

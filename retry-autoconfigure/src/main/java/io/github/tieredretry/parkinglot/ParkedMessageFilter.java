@@ -10,16 +10,16 @@ import io.github.tieredretry.policy.ParkedReason;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which parked messages an operation applies to. Every criterion that is set must match; a filter with no
- * criterion matches every message.
+ * Which parked messages an operation applies to. Every criterion that is set must match;
+ * a filter with no criterion matches every message.
  *
  * @param queue the origin queue (header {@code retry-queue}) the message failed on
  * @param group the failure group (see {@link FailureGroup#id()})
  * @param exception the listener's exception class: its fully qualified or its simple name
- * @param reason the parked reason: {@code exhausted}, {@code not-retryable}, {@code timeout} or
- * {@code unroutable}
- * @param parkedAfter only messages parked at or after this time (messages without a parked time, i.e.
- * {@code unroutable} ones, do not match)
+ * @param reason the parked reason: {@code exhausted}, {@code not-retryable},
+ * {@code timeout} or {@code unroutable}
+ * @param parkedAfter only messages parked at or after this time (messages without a
+ * parked time, i.e. {@code unroutable} ones, do not match)
  * @param parkedBefore only messages parked before this time
  * @param messageId the message's {@code message-id}
  */
@@ -33,7 +33,8 @@ public record ParkedMessageFilter(@Nullable String queue, @Nullable String group
 
 	/**
 	 * Create a filter, checking its criteria.
-	 * @throws ParkingLotRequestException when the reason is unknown or the time range is empty
+	 * @throws ParkingLotRequestException when the reason is unknown or the time range is
+	 * empty
 	 */
 	public ParkedMessageFilter {
 		queue = blankToNull(queue);
@@ -42,9 +43,9 @@ public record ParkedMessageFilter(@Nullable String queue, @Nullable String group
 		reason = blankToNull(reason);
 		messageId = blankToNull(messageId);
 		if (reason != null && ParkedReason.fromValue(reason) == null) {
-			throw new ParkingLotRequestException("reason must be one of " + Arrays.stream(ParkedReason.values())
-				.map(ParkedReason::value)
-				.collect(Collectors.joining(", ")) + " but was '" + reason + "'");
+			throw new ParkingLotRequestException("reason must be one of "
+					+ Arrays.stream(ParkedReason.values()).map(ParkedReason::value).collect(Collectors.joining(", "))
+					+ " but was '" + reason + "'");
 		}
 		if (parkedAfter != null && parkedBefore != null && !parkedAfter.isBefore(parkedBefore)) {
 			throw new ParkingLotRequestException(
@@ -62,7 +63,8 @@ public record ParkedMessageFilter(@Nullable String queue, @Nullable String group
 	}
 
 	/**
-	 * A filter from request parameters as text, as an HTTP request or a JMX client sends them.
+	 * A filter from request parameters as text, as an HTTP request or a JMX client sends
+	 * them.
 	 * @param queue the origin queue
 	 * @param group the failure group
 	 * @param exception the exception class
@@ -73,9 +75,9 @@ public record ParkedMessageFilter(@Nullable String queue, @Nullable String group
 	 * @return the filter
 	 * @throws ParkingLotRequestException when a value is invalid
 	 */
-	public static ParkedMessageFilter parse(@Nullable String queue, @Nullable String group,
-			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId) {
+	public static ParkedMessageFilter parse(@Nullable String queue, @Nullable String group, @Nullable String exception,
+			@Nullable String reason, @Nullable String parkedAfter, @Nullable String parkedBefore,
+			@Nullable String messageId) {
 		return new ParkedMessageFilter(queue, group, exception, reason, instant("parkedAfter", parkedAfter),
 				instant("parkedBefore", parkedBefore), messageId);
 	}

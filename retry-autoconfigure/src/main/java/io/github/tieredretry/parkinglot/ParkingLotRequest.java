@@ -5,13 +5,15 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A request to the parking lot as an HTTP or JMX client sends it: every value as text (or as JSON
- * numbers and booleans), checked once here. Names: {@code queue}, {@code group}, {@code exception},
- * {@code reason}, {@code parkedAfter}, {@code parkedBefore}, {@code messageId} (the {@link ParkedMessageFilter
- * filter}), {@code limit}, {@code scanLimit}, {@code dryRun} and {@code all}.
+ * A request to the parking lot as an HTTP or JMX client sends it: every value as text (or
+ * as JSON numbers and booleans), checked once here. Names: {@code queue}, {@code group},
+ * {@code exception}, {@code reason}, {@code parkedAfter}, {@code parkedBefore},
+ * {@code messageId} (the {@link ParkedMessageFilter filter}), {@code limit},
+ * {@code scanLimit}, {@code dryRun} and {@code all}.
  *
  * @param filter which messages
- * @param limit the most messages to return or replay, or {@code null} for the operation's default
+ * @param limit the most messages to return or replay, or {@code null} for the operation's
+ * default
  * @param scanLimit the most messages to look at, or {@code null} for
  * {@value ParkingLotService#DEFAULT_SCAN_LIMIT}
  * @param dryRun whether to say what a replay or purge would do, and do nothing
@@ -22,7 +24,8 @@ public record ParkingLotRequest(ParkedMessageFilter filter, @Nullable Integer li
 
 	/**
 	 * Read a request from its parameters; unknown names are ignored.
-	 * @param parameters the parameters, values as text, numbers or booleans ({@code null} for absent)
+	 * @param parameters the parameters, values as text, numbers or booleans ({@code null}
+	 * for absent)
 	 * @return the request
 	 * @throws ParkingLotRequestException when a value is invalid
 	 */

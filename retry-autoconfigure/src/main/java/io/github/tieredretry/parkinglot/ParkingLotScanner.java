@@ -14,16 +14,17 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitUtils;
 
 /**
- * The one way the parking lot is read: a pass of {@code basic.get}s with manual acknowledgement on one real
- * channel, looking at no more messages than the parking lot held when the pass started (so messages parked
- * meanwhile, including replayed ones that fail again, are not looked at in that pass). A message the visitor
- * removes is acked at once; every message it keeps stays unacknowledged until the end of the pass and is then
- * requeued with one {@code basic.nack}. Should the application die half-way, the broker requeues what the
- * closed channel held: nothing is ever lost.
+ * The one way the parking lot is read: a pass of {@code basic.get}s with manual
+ * acknowledgement on one real channel, looking at no more messages than the parking lot
+ * held when the pass started (so messages parked meanwhile, including replayed ones that
+ * fail again, are not looked at in that pass). A message the visitor removes is acked at
+ * once; every message it keeps stays unacknowledged until the end of the pass and is then
+ * requeued with one {@code basic.nack}. Should the application die half-way, the broker
+ * requeues what the closed channel held: nothing is ever lost.
  * <p>
- * Requeued messages go back to their place (classic queues, and quorum queues with a delivery limit, as the
- * starter declares them), so the messages a pass kept are, in order, the first ones the next pass reads.
- * Passes of one instance run one at a time.
+ * Requeued messages go back to their place (classic queues, and quorum queues with a
+ * delivery limit, as the starter declares them), so the messages a pass kept are, in
+ * order, the first ones the next pass reads. Passes of one instance run one at a time.
  */
 final class ParkingLotScanner {
 
@@ -75,7 +76,8 @@ final class ParkingLotScanner {
 				}
 			}
 			if (highestHeld > 0) {
-				// nack, not reject: RabbitMQ 4 does not count a nack as a failed delivery of a quorum message.
+				// nack, not reject: RabbitMQ 4 does not count a nack as a failed delivery
+				// of a quorum message.
 				channel.basicNack(highestHeld, true, true);
 			}
 			return new Pass(depth, count, exhausted);
@@ -97,16 +99,17 @@ final class ParkingLotScanner {
 		try {
 			connection = this.connectionFactory.createConnection();
 			cached = connection.createChannel(false);
-			// Every get, ack and nack on the one channel that delivered: a delivery tag means nothing on
-			// another, and the cached-channel proxy would silently swap in a new channel if this one died.
+			// Every get, ack and nack on the one channel that delivered: a delivery tag
+			// means nothing on another, and the cached-channel proxy would silently swap
+			// in a new channel if this one died.
 			return callback.doWith(RealChannels.target(cached));
 		}
 		catch (IOException ex) {
 			throw brokerFailure(ex);
 		}
 		finally {
-			// Never back to the channel cache: a physical close makes the broker requeue anything still held,
-			// should the nack above not have been sent.
+			// Never back to the channel cache: a physical close makes the broker requeue
+			// anything still held, should the nack above not have been sent.
 			RealChannels.closeForGood(cached);
 			RabbitUtils.closeConnection(connection);
 			this.passLock.unlock();
@@ -127,8 +130,8 @@ final class ParkingLotScanner {
 	 *
 	 * @param depth ready messages when it started
 	 * @param count messages looked at
-	 * @param exhausted whether it ended because it had looked at every message it could (rather than because
-	 * the visitor wanted no more)
+	 * @param exhausted whether it ended because it had looked at every message it could
+	 * (rather than because the visitor wanted no more)
 	 */
 	record Pass(long depth, int count, boolean exhausted) {
 	}

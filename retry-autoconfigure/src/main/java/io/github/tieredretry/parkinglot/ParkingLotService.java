@@ -32,13 +32,15 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 /**
  * Looks at, groups, replays and purges parked messages, without ever losing one.
  * <p>
- * Every operation reads the parking lot with {@code basic.get} and manual acknowledgement, looking at no
- * more messages than the parking lot held when it started; messages it does not take out are held
- * unacknowledged and requeued when it is done (see {@link ParkingLotScanner}). A replayed message is acked
- * only after its publish to the origin queue has been confirmed: a crash in between can duplicate it, never
- * lose it. Replays move at most {@link ReplaySettings#rate()} messages per second, in passes of at most
- * {@link ReplaySettings#batchSize()} messages, so that a long replay never holds messages for long; a replay
- * in the background ({@link #startReplay}) can be watched and stopped.
+ * Every operation reads the parking lot with {@code basic.get} and manual
+ * acknowledgement, looking at no more messages than the parking lot held when it started;
+ * messages it does not take out are held unacknowledged and requeued when it is done (see
+ * {@link ParkingLotScanner}). A replayed message is acked only after its publish to the
+ * origin queue has been confirmed: a crash in between can duplicate it, never lose it.
+ * Replays move at most {@link ReplaySettings#rate()} messages per second, in passes of at
+ * most {@link ReplaySettings#batchSize()} messages, so that a long replay never holds
+ * messages for long; a replay in the background ({@link #startReplay}) can be watched and
+ * stopped.
  * <p>
  * Every argument is checked here; a request that cannot be served fails with a
  * {@link ParkingLotRequestException} that says why.
@@ -53,16 +55,23 @@ public final class ParkingLotService implements AutoCloseable {
 	/** Header with the time of the message's latest replay, epoch milliseconds. */
 	public static final String REPLAYED_AT = RetryHeaders.REPLAYED_AT;
 
-	/** A replayed message's origin queue does not exist: {@link StayReason#ORIGIN_QUEUE_MISSING}. */
+	/**
+	 * A replayed message's origin queue does not exist:
+	 * {@link StayReason#ORIGIN_QUEUE_MISSING}.
+	 */
 	public static final String ORIGIN_QUEUE_MISSING = StayReason.ORIGIN_QUEUE_MISSING.value();
 
 	/** A parked message names no origin queue: {@link StayReason#NO_ORIGIN_QUEUE}. */
 	public static final String NO_ORIGIN_QUEUE = StayReason.NO_ORIGIN_QUEUE.value();
 
-	/** A replay's publish was nacked or not confirmed: {@link StayReason#PUBLISH_FAILED}. */
+	/**
+	 * A replay's publish was nacked or not confirmed: {@link StayReason#PUBLISH_FAILED}.
+	 */
 	public static final String PUBLISH_FAILED = StayReason.PUBLISH_FAILED.value();
 
-	/** RabbitMQ blocks publishing (a resource alarm): {@link StayReason#BROKER_BLOCKED}. */
+	/**
+	 * RabbitMQ blocks publishing (a resource alarm): {@link StayReason#BROKER_BLOCKED}.
+	 */
 	public static final String BROKER_BLOCKED = StayReason.BROKER_BLOCKED.value();
 
 	/** How many parked messages a peek returns unless told otherwise. */
@@ -71,7 +80,10 @@ public final class ParkingLotService implements AutoCloseable {
 	/** The most parked messages one peek returns. */
 	public static final int MAX_PEEK_LIMIT = 200;
 
-	/** How many parked messages a peek, a grouping or a dry run looks at, at most, unless told otherwise. */
+	/**
+	 * How many parked messages a peek, a grouping or a dry run looks at, at most, unless
+	 * told otherwise.
+	 */
 	public static final int DEFAULT_SCAN_LIMIT = 10_000;
 
 	/** The highest scan limit. */
@@ -161,7 +173,8 @@ public final class ParkingLotService implements AutoCloseable {
 
 	/**
 	 * The oldest matching parked messages, left where they are.
-	 * @param request the filter, {@code limit} (default {@value #DEFAULT_PEEK_LIMIT}) and {@code scanLimit}
+	 * @param request the filter, {@code limit} (default {@value #DEFAULT_PEEK_LIMIT}) and
+	 * {@code scanLimit}
 	 * @return the messages
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
@@ -181,9 +194,11 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Remove matching parked messages for good, or say what would be removed ({@code dryRun}).
-	 * @param request the filter, {@code dryRun}, {@code scanLimit} (of a dry run) and {@code all}, which a
-	 * purge without filter needs: the parking lot may be shared with other applications
+	 * Remove matching parked messages for good, or say what would be removed
+	 * ({@code dryRun}).
+	 * @param request the filter, {@code dryRun}, {@code scanLimit} (of a dry run) and
+	 * {@code all}, which a purge without filter needs: the parking lot may be shared with
+	 * other applications
 	 * @return what was (or would be) removed
 	 * @throws ParkingLotRequestException when a purge of everything lacks {@code all}
 	 */
@@ -242,8 +257,8 @@ public final class ParkingLotService implements AutoCloseable {
 	public FailureGroups groups(ParkedMessageFilter filter, int scanLimit) {
 		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
 		Map<String, FailureGroup> groups = new LinkedHashMap<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter,
-				(message) -> groups.merge(message.group(), FailureGroup.of(message), (group, one) -> group.with(message))));
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, (message) -> groups
+			.merge(message.group(), FailureGroup.of(message), (group, one) -> group.with(message))));
 		List<FailureGroup> largestFirst = new ArrayList<>(groups.values());
 		largestFirst.sort(Comparator.comparingLong(FailureGroup::count).reversed());
 		return new FailureGroups(parkingLot(), pass.depth(), pass.count(), isPartial(pass, scanLimit), largestFirst);
@@ -261,11 +276,12 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Move matching parked messages back to the queue whose listener failed, oldest first, with their retry
-	 * state reset (a message that fails again starts a fresh retry cycle), at the replay rate, in the calling
-	 * thread. A message whose origin queue no longer exists stays parked. A publish that is nacked or not
-	 * confirmed stops the replay (the broker is in trouble): that message and all later ones stay parked; so
-	 * do all matching messages when the broker blocks publishing.
+	 * Move matching parked messages back to the queue whose listener failed, oldest
+	 * first, with their retry state reset (a message that fails again starts a fresh
+	 * retry cycle), at the replay rate, in the calling thread. A message whose origin
+	 * queue no longer exists stays parked. A publish that is nacked or not confirmed
+	 * stops the replay (the broker is in trouble): that message and all later ones stay
+	 * parked; so do all matching messages when the broker blocks publishing.
 	 * @param filter which messages
 	 * @param limit the most messages to try, or {@code null} for all
 	 * @return how many moved and how many stayed, and why
@@ -283,8 +299,8 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Start a replay in the background; it can be watched with {@link #replayStatus()} and stopped with
-	 * {@link #stopReplay()}.
+	 * Start a replay in the background; it can be watched with {@link #replayStatus()}
+	 * and stopped with {@link #stopReplay()}.
 	 * @param filter which messages
 	 * @param limit the most messages to try, or {@code null} for all
 	 * @return the replay's status as it starts
@@ -295,8 +311,8 @@ public final class ParkingLotService implements AutoCloseable {
 	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
 		ReplayControl control = new ReplayControl();
 		ReplayRun run = newReplay(filter, limit, control);
-		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit,
-				run, control);
+		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit, run,
+				control);
 		try {
 			this.replayExecutor.execute(replay::run);
 		}
@@ -318,8 +334,9 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the replay running in the background: it publishes nothing more, and every message it has not moved
-	 * stays parked. It ends within moments (at most the confirm timeout of a publish on its way).
+	 * Stop the replay running in the background: it publishes nothing more, and every
+	 * message it has not moved stays parked. It ends within moments (at most the confirm
+	 * timeout of a publish on its way).
 	 * @return its status, or {@code null} if no replay was started in the background
 	 */
 	public @Nullable ReplayStatus stopReplay() {
@@ -373,8 +390,8 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Remove matching parked messages for good. The empty filter purges the whole parking lot, including
-	 * messages other applications parked there if they share it.
+	 * Remove matching parked messages for good. The empty filter purges the whole parking
+	 * lot, including messages other applications parked there if they share it.
 	 * @param filter which messages
 	 * @return what was removed
 	 */
@@ -481,7 +498,8 @@ public final class ParkingLotService implements AutoCloseable {
 	}
 
 	/**
-	 * Publishes a replayed message to its origin queue and waits for the broker's confirm.
+	 * Publishes a replayed message to its origin queue and waits for the broker's
+	 * confirm.
 	 */
 	@FunctionalInterface
 	interface Replayer {
@@ -491,7 +509,8 @@ public final class ParkingLotService implements AutoCloseable {
 		 * @param queue the origin queue
 		 * @param properties the properties
 		 * @param body the body
-		 * @throws ForwardFailedException when the publish was returned, nacked, blocked or not confirmed
+		 * @throws ForwardFailedException when the publish was returned, nacked, blocked
+		 * or not confirmed
 		 */
 		void publish(String queue, AMQP.BasicProperties properties, byte[] body);
 
@@ -577,9 +596,8 @@ public final class ParkingLotService implements AutoCloseable {
 			ReplayResult progress = this.run.result();
 			String failed = this.failure;
 			String stoppedBecause = this.run.stoppedBecause();
-			String state = (this.endedAt == null) ? ReplayStatus.RUNNING
-					: (failed != null) ? ReplayStatus.FAILED
-							: (stoppedBecause != null) ? ReplayStatus.STOPPED : ReplayStatus.FINISHED;
+			String state = (this.endedAt == null) ? ReplayStatus.RUNNING : (failed != null) ? ReplayStatus.FAILED
+					: (stoppedBecause != null) ? ReplayStatus.STOPPED : ReplayStatus.FINISHED;
 			return new ReplayStatus(this.id, state, this.filter, this.limit,
 					ParkingLotService.this.replaySettings.rate(), this.run.started(), this.endedAt, progress.moved(),
 					progress.stayed(), progress.stayedByReason(), progress.stayedMessages(), progress.scanned(),

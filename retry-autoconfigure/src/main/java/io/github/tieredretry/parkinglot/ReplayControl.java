@@ -4,8 +4,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Lets an operator stop a running replay: the replay checks it before every publish, and a wait between
- * publishes ends at once when it is stopped.
+ * Lets an operator stop a running replay: the replay checks it before every publish, and
+ * a wait between publishes ends at once when it is stopped.
  */
 final class ReplayControl {
 
@@ -29,7 +29,8 @@ final class ReplayControl {
 			return this.stopped.await(nanos, TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
-			// The application is stopping: end the replay, leaving everything not yet moved parked.
+			// The application is stopping: end the replay, leaving everything not yet
+			// moved parked.
 			Thread.currentThread().interrupt();
 			stop();
 			return true;

@@ -10,18 +10,19 @@ import io.github.tieredretry.headers.RetryHeaderValues;
 import io.github.tieredretry.headers.RetryHeaders;
 
 /**
- * The headers of a replayed message: as parked, without the headers of its previous retry cycle, with
- * {@code retry-count} 0 and the replay recorded.
+ * The headers of a replayed message: as parked, without the headers of its previous retry
+ * cycle, with {@code retry-count} 0 and the replay recorded.
  */
 final class ReplayHeaders {
 
 	/**
-	 * Headers that describe the previous retry cycle; a replayed message starts a fresh one.
-	 * {@code retry-original-expiration} is kept: the message stays without expiration.
+	 * Headers that describe the previous retry cycle; a replayed message starts a fresh
+	 * one. {@code retry-original-expiration} is kept: the message stays without
+	 * expiration.
 	 */
-	private static final Set<String> RESET_ON_REPLAY = Set.of(RetryHeaders.COUNT, RetryHeaders.QUEUE,
-			RetryHeaders.DUE, RetryHeaders.FIRST_FAILURE, RetryHeaders.EXCEPTION, RetryHeaders.ERROR,
-			RetryHeaders.STACK_TRACE, RetryHeaders.TIER, RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
+	private static final Set<String> RESET_ON_REPLAY = Set.of(RetryHeaders.COUNT, RetryHeaders.QUEUE, RetryHeaders.DUE,
+			RetryHeaders.FIRST_FAILURE, RetryHeaders.EXCEPTION, RetryHeaders.ERROR, RetryHeaders.STACK_TRACE,
+			RetryHeaders.TIER, RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
 
 	private ReplayHeaders() {
 	}
@@ -36,7 +37,8 @@ final class ReplayHeaders {
 		Map<String, Object> headers = new LinkedHashMap<>(ParkedMessages.headers(parked));
 		long replays = RetryHeaderValues.count(headers.get(RetryHeaders.REPLAY_COUNT));
 		headers.keySet().removeAll(RESET_ON_REPLAY);
-		// Explicitly 0 rather than absent, so that nothing derives a count from the broker's x-death.
+		// Explicitly 0 rather than absent, so that nothing derives a count from the
+		// broker's x-death.
 		headers.put(RetryHeaders.COUNT, 0L);
 		headers.put(RetryHeaders.REPLAY_COUNT, replays + 1);
 		headers.put(RetryHeaders.REPLAYED_AT, now.toEpochMilli());

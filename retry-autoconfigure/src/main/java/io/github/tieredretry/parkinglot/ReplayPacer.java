@@ -4,9 +4,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Spaces a replay's publishes so that it moves at most {@code rate} messages per second: live traffic on the
- * origin queues keeps its share of the consumers. No bursts: a replay that was slowed down by the broker
- * does not catch up faster than the rate afterwards.
+ * Spaces a replay's publishes so that it moves at most {@code rate} messages per second:
+ * live traffic on the origin queues keeps its share of the consumers. No bursts: a replay
+ * that was slowed down by the broker does not catch up faster than the rate afterwards.
  */
 final class ReplayPacer {
 

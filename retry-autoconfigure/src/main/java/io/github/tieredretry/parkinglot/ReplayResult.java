@@ -11,7 +11,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a replay did.
  *
- * @param moved messages published to their origin queue (confirmed) and removed from the parking lot
+ * @param moved messages published to their origin queue (confirmed) and removed from the
+ * parking lot
  * @param stayed matching messages that could not be moved and are still parked
  * @param stayedByReason how many stayed for each {@link StayReason#value() reason}
  * @param stayedMessages the first messages that stayed, with their reason

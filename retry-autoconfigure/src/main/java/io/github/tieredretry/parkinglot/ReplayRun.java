@@ -18,14 +18,16 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One replay: moves matching parked messages to their origin queue, oldest first, at a limited rate, in
- * passes of at most {@code batchSize} moved messages.
+ * One replay: moves matching parked messages to their origin queue, oldest first, at a
+ * limited rate, in passes of at most {@code batchSize} moved messages.
  * <p>
- * A pass holds the messages it skips (they do not match, or cannot be moved) unacknowledged until it ends,
- * and acks each moved message after its confirmed publish; so no pass holds messages for longer than it
- * takes to move one batch at the rate. The next pass starts from the head of the parking lot again: the
- * messages earlier passes kept are, in order, the first ones it reads, and are skipped without a second look.
- * Passes together look at no more messages than the parking lot held when the replay started.
+ * A pass holds the messages it skips (they do not match, or cannot be moved)
+ * unacknowledged until it ends, and acks each moved message after its confirmed publish;
+ * so no pass holds messages for longer than it takes to move one batch at the rate. The
+ * next pass starts from the head of the parking lot again: the messages earlier passes
+ * kept are, in order, the first ones it reads, and are skipped without a second look.
+ * Passes together look at no more messages than the parking lot held when the replay
+ * started.
  */
 final class ReplayRun {
 
@@ -161,7 +163,10 @@ final class ReplayRun {
 	/** Decides about the messages of one pass. */
 	private final class PassVisitor implements ParkingLotScanner.Visitor {
 
-		/** Messages at the head that earlier passes kept, in order: skipped without a second look. */
+		/**
+		 * Messages at the head that earlier passes kept, in order: skipped without a
+		 * second look.
+		 */
 		private final int skip;
 
 		private int index;
@@ -171,7 +176,10 @@ final class ReplayRun {
 
 		private int passMoved;
 
-		/** Whether this is the last pass (the broker blocks publishing, or the replay ended). */
+		/**
+		 * Whether this is the last pass (the broker blocks publishing, or the replay
+		 * ended).
+		 */
 		private boolean last;
 
 		private boolean blocked;
@@ -197,7 +205,8 @@ final class ReplayRun {
 			}
 			Instant replayedAt = ParkedMessages.replayedAt(response.getProps());
 			if (replayedAt != null && !replayedAt.isBefore(ReplayRun.this.started)) {
-				// Replayed by this very replay and parked again: everything from here on is newer.
+				// Replayed by this very replay and parked again: everything from here on
+				// is newer.
 				this.last = true;
 				return Decision.KEEP_AND_STOP;
 			}
@@ -230,7 +239,7 @@ final class ReplayRun {
 			return Decision.REMOVE;
 		}
 
-		/** Publish a parked message to its origin queue, observed when anything observes. */
+		// Publish a parked message to its origin queue, observed when anything observes.
 		private void publish(String origin, ParkedMessage message, GetResponse response) {
 			AMQP.BasicProperties properties = ReplayHeaders.replayProperties(response.getProps(),
 					ReplayRun.this.clock.instant());
@@ -261,7 +270,8 @@ final class ReplayRun {
 			}
 			this.last = true;
 			if (reason == StayReason.BROKER_BLOCKED) {
-				// Go on through this pass without publishing, to report every matching message as stayed.
+				// Go on through this pass without publishing, to report every matching
+				// message as stayed.
 				this.blocked = true;
 				ReplayRun.this.stop(ex.getMessage());
 				return stay(message, StayReason.BROKER_BLOCKED, ex.getMessage());

@@ -4,8 +4,8 @@ package io.github.tieredretry.parkinglot;
  * How fast replays move parked messages.
  *
  * @param rate the most messages a replay publishes per second
- * @param batchSize the most messages one pass of a replay moves before it gives back the messages it holds
- * and starts the next pass
+ * @param batchSize the most messages one pass of a replay moves before it gives back the
+ * messages it holds and starts the next pass
  */
 public record ReplaySettings(double rate, int batchSize) {
 

@@ -11,9 +11,10 @@ import org.jspecify.annotations.Nullable;
  * A replay running in the background, or the last one.
  *
  * @param id the replay's id
- * @param state {@code running}, {@code finished} (it looked at every message it was asked to),
- * {@code stopped} (by an operator, or because the broker refused or blocked a publish: see {@code detail}),
- * or {@code failed} (an unexpected error, see {@code detail})
+ * @param state {@code running}, {@code finished} (it looked at every message it was asked
+ * to), {@code stopped} (by an operator, or because the broker refused or blocked a
+ * publish: see {@code detail}), or {@code failed} (an unexpected error, see
+ * {@code detail})
  * @param filter the messages it replays
  * @param limit the most messages it replays, or {@code null} for all
  * @param rate the most messages it moves per second

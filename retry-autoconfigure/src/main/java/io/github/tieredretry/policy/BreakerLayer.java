@@ -6,15 +6,19 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One layer of circuit-breaker settings in which any field may be unset ({@code null}): the annotation, a
- * named policy's {@code breaker}, or {@code retry.defaults.breaker}. The first layer that sets a field wins.
+ * One layer of circuit-breaker settings in which any field may be unset ({@code null}):
+ * the annotation, a named policy's {@code breaker}, or {@code retry.defaults.breaker}.
+ * The first layer that sets a field wins.
  *
  * @param enabled whether the listener has a breaker
- * @param failureRateThreshold the failure rate, in percent, at or above which the breaker opens
- * @param slidingWindowSize how many of the latest outcomes the failure rate is computed over
+ * @param failureRateThreshold the failure rate, in percent, at or above which the breaker
+ * opens
+ * @param slidingWindowSize how many of the latest outcomes the failure rate is computed
+ * over
  * @param minimumCalls how many outcomes the window needs before the breaker may open
  * @param waitInOpenState how long the listener pauses before it tries messages again
- * @param probesInHalfOpenState how many messages it tries before it resumes or pauses again
+ * @param probesInHalfOpenState how many messages it tries before it resumes or pauses
+ * again
  */
 public record BreakerLayer(@Nullable Boolean enabled, @Nullable Float failureRateThreshold,
 		@Nullable Integer slidingWindowSize, @Nullable Integer minimumCalls, @Nullable Duration waitInOpenState,
@@ -36,8 +40,7 @@ public record BreakerLayer(@Nullable Boolean enabled, @Nullable Float failureRat
 					"a failure rate above 0 and at most 100 (percent)");
 		}
 		if (this.slidingWindowSize != null && this.slidingWindowSize < 1) {
-			return new InvalidPolicyValue("breaker.sliding-window-size", this.slidingWindowSize,
-					"1 or more outcomes");
+			return new InvalidPolicyValue("breaker.sliding-window-size", this.slidingWindowSize, "1 or more outcomes");
 		}
 		if (this.minimumCalls != null && this.minimumCalls < 1) {
 			return new InvalidPolicyValue("breaker.minimum-calls", this.minimumCalls, "1 or more outcomes");

@@ -7,13 +7,15 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Durations written the way users write them in properties and annotations ({@code 0s}, {@code -1s},
- * {@code 1500ms}, {@code 2h}), not as ISO-8601 ({@code PT0S}), so that a message about a value shows the
- * value the user wrote.
+ * Durations written the way users write them in properties and annotations ({@code 0s},
+ * {@code -1s}, {@code 1500ms}, {@code 2h}), not as ISO-8601 ({@code PT0S}), so that a
+ * message about a value shows the value the user wrote.
  */
 public final class DurationText {
 
-	/** Longer durations cannot be expressed in milliseconds: they are shown in ISO-8601. */
+	/**
+	 * Longer durations cannot be expressed in milliseconds: they are shown in ISO-8601.
+	 */
 	private static final long MAX_MILLIS_SECONDS = Long.MAX_VALUE / 1000;
 
 	private DurationText() {
@@ -22,7 +24,8 @@ public final class DurationText {
 	/**
 	 * Format a duration.
 	 * @param duration the duration, or {@code null}
-	 * @return e.g. {@code 10s}, {@code 0s}, {@code -5s}, {@code 1500ms}; {@code null} as {@code "null"}
+	 * @return e.g. {@code 10s}, {@code 0s}, {@code -5s}, {@code 1500ms}; {@code null} as
+	 * {@code "null"}
 	 */
 	public static String of(@Nullable Duration duration) {
 		if (duration == null) {

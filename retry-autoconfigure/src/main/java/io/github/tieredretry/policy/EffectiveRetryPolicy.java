@@ -9,18 +9,20 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.retry.RetryPolicy;
 
 /**
- * The retry policy in force for one listener, after merging annotation, named policy and defaults.
+ * The retry policy in force for one listener, after merging annotation, named policy and
+ * defaults.
  * <p>
- * Exception classification comes from Spring Framework's {@link RetryPolicy} ({@code retry-on} as its
- * includes, {@code no-retry-on} as its excludes, matched through the cause chain). This class never sleeps
- * and runs no back-off: it computes when a retry is due, the exponential delays with the formula of Spring's
+ * Exception classification comes from Spring Framework's {@link RetryPolicy}
+ * ({@code retry-on} as its includes, {@code no-retry-on} as its excludes, matched through
+ * the cause chain). This class never sleeps and runs no back-off: it computes when a
+ * retry is due, the exponential delays with the formula of Spring's
  * {@code ExponentialBackOff} in closed form (see {@link #delayBeforeRetry(long)}).
  */
 public final class EffectiveRetryPolicy {
 
 	/**
-	 * The longest delay, interval or timeout accepted (100 years): longer ones are typos, and would
-	 * overflow the arithmetic of due times.
+	 * The longest delay, interval or timeout accepted (100 years): longer ones are typos,
+	 * and would overflow the arithmetic of due times.
 	 */
 	public static final Duration MAX_DURATION = Duration.ofDays(36_500);
 
@@ -45,14 +47,16 @@ public final class EffectiveRetryPolicy {
 	private final RetryPolicy retryPolicy;
 
 	/**
-	 * Create a policy; every argument is validated by the rules of {@link PolicyLayer#invalidValue()}.
+	 * Create a policy; every argument is validated by the rules of
+	 * {@link PolicyLayer#invalidValue()}.
 	 * @param maxRetries retries after the first attempt, zero or more
 	 * @param delays explicit delays (empty for exponential back-off), none negative
 	 * @param initialInterval positive first exponential delay
 	 * @param multiplier exponential factor, at least 1
 	 * @param maxInterval positive upper bound of an exponential delay
 	 * @param immediateRetries in-place retries before the first tiered one, zero or more
-	 * @param timeout positive limit from first failure to the last due retry, or {@code null}
+	 * @param timeout positive limit from first failure to the last due retry, or
+	 * {@code null}
 	 * @param retryOn retryable exception types (empty: all)
 	 * @param noRetryOn non-retryable exception types (win over {@code retryOn})
 	 * @throws IllegalArgumentException naming the field when a value is not usable
@@ -83,8 +87,9 @@ public final class EffectiveRetryPolicy {
 	}
 
 	/**
-	 * Whether a failure may be retried under this policy's {@code retry-on}/{@code no-retry-on} rules
-	 * (matched through the cause chain; {@code no-retry-on} wins).
+	 * Whether a failure may be retried under this policy's
+	 * {@code retry-on}/{@code no-retry-on} rules (matched through the cause chain;
+	 * {@code no-retry-on} wins).
 	 * @param failure the listener's exception
 	 * @return whether to retry
 	 */
@@ -106,9 +111,10 @@ public final class EffectiveRetryPolicy {
 			// The last delay repeats.
 			return this.delays.get((int) Math.min(retry, this.delays.size()) - 1);
 		}
-		// Closed form rather than running an ExponentialBackOff: that rounds down to whole milliseconds at
-		// every step (so 100ms * 1.005 stays 100ms forever, and delays drift below the formula), and takes
-		// up to max-retries steps. Past max-retries the delay stays that of the last retry.
+		// Closed form rather than running an ExponentialBackOff: that rounds down to
+		// whole milliseconds at every step (so 100ms * 1.005 stays 100ms forever, and
+		// delays drift below the formula), and takes up to max-retries steps. Past
+		// max-retries the delay stays that of the last retry.
 		long n = Math.max(1, Math.min(retry, Math.max(this.maxRetries, 1)));
 		double exact = this.initialInterval.toMillis() * Math.pow(this.multiplier, n - 1);
 		long max = this.maxInterval.toMillis();
@@ -116,7 +122,8 @@ public final class EffectiveRetryPolicy {
 	}
 
 	/**
-	 * The longest delay this policy can ask for; a due time further ahead than this is not trusted.
+	 * The longest delay this policy can ask for; a due time further ahead than this is
+	 * not trusted.
 	 * @return the longest delay (zero when the policy allows no retries)
 	 */
 	public Duration longestDelay() {

@@ -4,21 +4,24 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * What to do with a message whose listener failed: send it through a delay tier, or park it.
+ * What to do with a message whose listener failed: send it through a delay tier, or park
+ * it.
  */
 public sealed interface FailureDecision permits FailureDecision.Retry, FailureDecision.Park {
 
 	/**
 	 * Retry later through a tier.
 	 *
-	 * @param retryNumber the retry this schedules (the listener sees it as {@code retry-count})
+	 * @param retryNumber the retry this schedules (the listener sees it as
+	 * {@code retry-count})
 	 * @param delay the policy's delay before this retry
-	 * @param tier the tier that serves it (at least {@code delay}, or the largest tier when it hops)
+	 * @param tier the tier that serves it (at least {@code delay}, or the largest tier
+	 * when it hops)
 	 * @param due when the listener may be invoked again, never earlier
 	 * @param firstFailure when the first attempt failed
 	 */
-	record Retry(long retryNumber, Duration delay, Duration tier, Instant due, Instant firstFailure)
-			implements FailureDecision {
+	record Retry(long retryNumber, Duration delay, Duration tier, Instant due,
+			Instant firstFailure) implements FailureDecision {
 	}
 
 	/**

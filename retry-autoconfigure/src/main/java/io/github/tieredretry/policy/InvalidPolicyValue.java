@@ -5,13 +5,16 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A retry policy value that no policy accepts, with what would be accepted. Whoever reports it knows
- * where the value came from: a property, an annotation attribute, a constructor argument.
+ * A retry policy value that no policy accepts, with what would be accepted. Whoever
+ * reports it knows where the value came from: a property, an annotation attribute, a
+ * constructor argument.
  *
- * @param field the field, as in property names: {@code max-retries}, {@code delays}, {@code initial-interval},
- * {@code multiplier}, {@code max-interval}, {@code immediate-retries} or {@code timeout}
+ * @param field the field, as in property names: {@code max-retries}, {@code delays},
+ * {@code initial-interval}, {@code multiplier}, {@code max-interval},
+ * {@code immediate-retries} or {@code timeout}
  * @param value the offending value; for {@code delays}, the offending delay
- * @param requirement what the field accepts, to follow "Use ", e.g. {@code 0 or more retries (retries after
+ * @param requirement what the field accepts, to follow "Use ", e.g.
+ * {@code 0 or more retries (retries after
  * the first attempt)}
  */
 public record InvalidPolicyValue(String field, @Nullable Object value, String requirement) {

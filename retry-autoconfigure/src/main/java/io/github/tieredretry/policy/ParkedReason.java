@@ -10,15 +10,22 @@ public enum ParkedReason {
 	/** The listener still failed after the policy's last retry. */
 	EXHAUSTED("exhausted"),
 
-	/** The failure can never succeed: {@code no-retry-on}, not in {@code retry-on}, or an unconvertible payload. */
+	/**
+	 * The failure can never succeed: {@code no-retry-on}, not in {@code retry-on}, or an
+	 * unconvertible payload.
+	 */
 	NOT_RETRYABLE("not-retryable"),
 
-	/** The next retry would fall due later than the first failure plus the policy's timeout. */
+	/**
+	 * The next retry would fall due later than the first failure plus the policy's
+	 * timeout.
+	 */
 	TIMEOUT("timeout"),
 
 	/**
-	 * A retry left its tier but its work queue no longer existed. The broker routes such messages to the
-	 * parking lot itself, so they carry no {@code retry-parked-reason} header; readers infer this reason.
+	 * A retry left its tier but its work queue no longer existed. The broker routes such
+	 * messages to the parking lot itself, so they carry no {@code retry-parked-reason}
+	 * header; readers infer this reason.
 	 */
 	UNROUTABLE("unroutable");
 

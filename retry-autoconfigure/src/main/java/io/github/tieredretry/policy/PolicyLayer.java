@@ -6,11 +6,13 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One layer of retry settings in which any field may be unset ({@code null}): the annotation, a named
- * policy, or the defaults. {@link RetryPolicyResolver} merges layers field by field.
+ * One layer of retry settings in which any field may be unset ({@code null}): the
+ * annotation, a named policy, or the defaults. {@link RetryPolicyResolver} merges layers
+ * field by field.
  *
  * @param maxRetries retries after the first attempt
- * @param delays explicit delays before each retry (the last one repeats); empty or {@code null} is unset
+ * @param delays explicit delays before each retry (the last one repeats); empty or
+ * {@code null} is unset
  * @param initialInterval exponential back-off: delay before the first retry
  * @param multiplier exponential back-off: factor between consecutive delays
  * @param maxInterval exponential back-off: upper bound of a delay
@@ -28,8 +30,9 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 	public static final PolicyLayer EMPTY = new PolicyLayer(null, null, null, null, null, null, null, null, null);
 
 	/**
-	 * The built-in defaults, used for whatever {@code retry.defaults} leaves unset: the one place where they
-	 * are defined (the configuration metadata and the README are checked against it by tests).
+	 * The built-in defaults, used for whatever {@code retry.defaults} leaves unset: the
+	 * one place where they are defined (the configuration metadata and the README are
+	 * checked against it by tests).
 	 */
 	public static final PolicyLayer BUILT_IN = new PolicyLayer(5, List.of(), Duration.ofSeconds(1), 2.0,
 			Duration.ofHours(1), 0, null, List.of(), List.of());
@@ -37,8 +40,8 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 	private static final String DURATION = "a positive duration of at most 100 years, such as '500ms', '10s' or '1h'";
 
 	/**
-	 * The first value set in this layer that no retry policy accepts. These are the only rules for policy
-	 * values, whether they come from properties, an annotation or code.
+	 * The first value set in this layer that no retry policy accepts. These are the only
+	 * rules for policy values, whether they come from properties, an annotation or code.
 	 * @return what is wrong, or {@code null} when every value that is set can be used
 	 */
 	public @Nullable InvalidPolicyValue invalidValue() {
@@ -73,8 +76,8 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 	}
 
 	private static @Nullable InvalidPolicyValue firstNotPositive(String field, @Nullable Duration value) {
-		if (value != null && (value.isNegative() || value.isZero()
-				|| value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
+		if (value != null
+				&& (value.isNegative() || value.isZero() || value.compareTo(EffectiveRetryPolicy.MAX_DURATION) > 0)) {
 			return new InvalidPolicyValue(field, value, DURATION);
 		}
 		return null;

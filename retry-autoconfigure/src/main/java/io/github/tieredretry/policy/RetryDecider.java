@@ -6,8 +6,9 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The retry decisions for one listener, as plain functions of the message's {@link RetryState} and the
- * current time: whether an arriving message must wait longer (hop) and what follows a failure.
+ * The retry decisions for one listener, as plain functions of the message's
+ * {@link RetryState} and the current time: whether an arriving message must wait longer
+ * (hop) and what follows a failure.
  */
 public final class RetryDecider {
 
@@ -21,12 +22,13 @@ public final class RetryDecider {
 	}
 
 	/**
-	 * Decide whether a message that just arrived must go through a tier again before the listener may see
-	 * it, which happens when its delay is not one tier but composed of several (longer than the largest tier,
-	 * or between two tiers).
+	 * Decide whether a message that just arrived must go through a tier again before the
+	 * listener may see it, which happens when its delay is not one tier but composed of
+	 * several (longer than the largest tier, or between two tiers).
 	 * <p>
-	 * A due time further ahead than the policy's longest delay cannot come from this starter (forged or
-	 * corrupt header): it is ignored so that it can never hold a message longer than its policy allows.
+	 * A due time further ahead than the policy's longest delay cannot come from this
+	 * starter (forged or corrupt header): it is ignored so that it can never hold a
+	 * message longer than its policy allows.
 	 * @param state the message's retry state
 	 * @param now the current time
 	 * @return the tier to hop through, or {@code null} to invoke the listener now
@@ -70,7 +72,8 @@ public final class RetryDecider {
 
 	private static Instant firstFailure(RetryState state, Instant now) {
 		Instant recorded = state.firstFailure();
-		// A first failure "in the future" can only be a foreign or skewed header: count from now.
+		// A first failure "in the future" can only be a foreign or skewed header: count
+		// from now.
 		return (recorded != null && !recorded.isAfter(now)) ? recorded : now;
 	}
 

@@ -7,9 +7,10 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Merges retry settings: annotation attribute, then the named policy, then the defaults, then the
- * built-in values. The first layer that sets a field wins; the choice between explicit delays and
- * exponential back-off is made by the first layer that sets any back-off field.
+ * Merges retry settings: annotation attribute, then the named policy, then the defaults,
+ * then the built-in values. The first layer that sets a field wins; the choice between
+ * explicit delays and exponential back-off is made by the first layer that sets any
+ * back-off field.
  */
 public final class RetryPolicyResolver {
 
@@ -33,11 +34,10 @@ public final class RetryPolicyResolver {
 				firstList(all, PolicyLayer::noRetryOn));
 	}
 
-	/**
-	 * Explicit delays and the exponential back-off are one choice, made by the highest layer that sets
-	 * any back-off field: a named policy that sets {@code initial-interval} gets exponential back-off even
-	 * when {@code retry.defaults} has delays (field by field, the inherited delays would silently win).
-	 */
+	// Explicit delays and the exponential back-off are one choice, made by the highest
+	// layer that sets any back-off field: a named policy that sets
+	// {@code initial-interval} gets exponential back-off even when {@code retry.defaults}
+	// has delays (field by field, the inherited delays would silently win).
 	private static List<Duration> delays(PolicyLayer[] layers) {
 		for (PolicyLayer layer : layers) {
 			List<Duration> delays = layer.delays();

@@ -9,23 +9,31 @@ import org.jspecify.annotations.Nullable;
 /**
  * The ascending set of delay tiers (fixed-TTL queues) that every retry goes through.
  * <p>
- * A delay is composed of tiers (hops): a message is never redelivered early, and late by at most the
- * smallest tier; a delay longer than the largest tier goes through the largest tier repeatedly.
+ * A delay is composed of tiers (hops): a message is never redelivered early, and late by
+ * at most the smallest tier; a delay longer than the largest tier goes through the
+ * largest tier repeatedly.
  */
 public final class TierLadder {
 
-	/** RabbitMQ's upper limit for {@code x-message-ttl}: 2^32 - 1 milliseconds (about 49 days). */
+	/**
+	 * RabbitMQ's upper limit for {@code x-message-ttl}: 2^32 - 1 milliseconds (about 49
+	 * days).
+	 */
 	public static final long MAX_TTL_MILLIS = 4_294_967_295L;
 
 	private static final Duration MAX_TTL = Duration.ofMillis(MAX_TTL_MILLIS);
 
 	/**
-	 * The most hops below the largest tier that composing one wait may take; beyond it the wait rounds up.
-	 * Tiers at most 6 times apart (like the defaults) never need more than about 20.
+	 * The most hops below the largest tier that composing one wait may take; beyond it
+	 * the wait rounds up. Tiers at most 6 times apart (like the defaults) never need more
+	 * than about 20.
 	 */
 	static final int MAX_COMPOSED_HOPS = 30;
 
-	/** Longer durations cannot be expressed in milliseconds ({@link Duration#toMillis()} overflows). */
+	/**
+	 * Longer durations cannot be expressed in milliseconds ({@link Duration#toMillis()}
+	 * overflows).
+	 */
 	private static final long MAX_NAMED_SECONDS = Long.MAX_VALUE / 1000;
 
 	private final List<Duration> tiers;
@@ -38,7 +46,8 @@ public final class TierLadder {
 	 * Create a ladder from tier durations.
 	 * @param tiers positive, strictly ascending whole-millisecond durations
 	 * @return the ladder
-	 * @throws IllegalArgumentException naming the offending tier when the list is not usable
+	 * @throws IllegalArgumentException naming the offending tier when the list is not
+	 * usable
 	 */
 	public static TierLadder of(List<Duration> tiers) {
 		String problem = problemWith(tiers);
@@ -51,7 +60,8 @@ public final class TierLadder {
 	/**
 	 * Describe what is wrong with a list of tiers.
 	 * @param tiers the candidate tiers
-	 * @return a sentence describing the first problem, or {@code null} when the tiers are usable
+	 * @return a sentence describing the first problem, or {@code null} when the tiers are
+	 * usable
 	 */
 	public static @Nullable String problemWith(List<Duration> tiers) {
 		if (tiers.isEmpty()) {
@@ -62,9 +72,11 @@ public final class TierLadder {
 			if (tier == null || tier.isNegative() || tier.isZero()) {
 				return "tier '" + DurationText.of(tier) + "' must be a positive duration";
 			}
-			// getNano() and compareTo(), not toNanos() or toMillis(): those overflow for very long durations.
+			// getNano() and compareTo(), not toNanos() or toMillis(): those overflow for
+			// very long durations.
 			if (tier.getNano() % 1_000_000 != 0) {
-				return "tier '" + DurationText.of(tier) + "' must be a whole number of milliseconds (x-message-ttl is in ms)";
+				return "tier '" + DurationText.of(tier)
+						+ "' must be a whole number of milliseconds (x-message-ttl is in ms)";
 			}
 			if (tier.compareTo(MAX_TTL) > 0) {
 				return "tier '" + ((tier.getSeconds() < MAX_NAMED_SECONDS) ? nameOf(tier) : tier.toString())
@@ -80,14 +92,16 @@ public final class TierLadder {
 	}
 
 	/**
-	 * The tier for the next hop of a wait, so that the wait is never cut short and ends late by at most the
-	 * smallest tier. A wait is composed of tiers: the smallest tier at least as long as the wait when it
-	 * overshoots by no more than the smallest tier (the last hop), otherwise the largest tier that does not
-	 * overshoot (more hops follow), and the largest tier while the wait is longer than every tier.
+	 * The tier for the next hop of a wait, so that the wait is never cut short and ends
+	 * late by at most the smallest tier. A wait is composed of tiers: the smallest tier
+	 * at least as long as the wait when it overshoots by no more than the smallest tier
+	 * (the last hop), otherwise the largest tier that does not overshoot (more hops
+	 * follow), and the largest tier while the wait is longer than every tier.
 	 * <p>
-	 * Where tiers are so far apart that composing the rest would take more than {@value #MAX_COMPOSED_HOPS}
-	 * hops below the largest tier, the wait rounds up to the next tier instead (late by more than the smallest
-	 * tier; the installer logs a hint for such policies).
+	 * Where tiers are so far apart that composing the rest would take more than
+	 * {@value #MAX_COMPOSED_HOPS} hops below the largest tier, the wait rounds up to the
+	 * next tier instead (late by more than the smallest tier; the installer logs a hint
+	 * for such policies).
 	 * @param wait the time the message still has to wait
 	 * @return the tier to publish to
 	 */
@@ -119,7 +133,8 @@ public final class TierLadder {
 		return hops;
 	}
 
-	/** Hops below the largest tier when a wait is composed without rounding up, counted up to one past the limit. */
+	// Hops below the largest tier when a wait is composed without rounding up, counted up
+	// to one past the limit.
 	private int composedHops(Duration wait) {
 		int hops = 0;
 		Duration remaining = wait;
@@ -146,7 +161,7 @@ public final class TierLadder {
 		return null;
 	}
 
-	/** Only called for a wait longer than the smallest tier. */
+	// Only called for a wait longer than the smallest tier.
 	private Duration largestAtMost(Duration wait) {
 		Duration found = smallest();
 		for (Duration tier : this.tiers) {
@@ -158,7 +173,8 @@ public final class TierLadder {
 	}
 
 	/**
-	 * Whether a wait of the given length is served exactly by one tier (no rounding up, no hops).
+	 * Whether a wait of the given length is served exactly by one tier (no rounding up,
+	 * no hops).
 	 * @param wait the wait
 	 * @return whether a tier has exactly that length
 	 */
@@ -179,8 +195,9 @@ public final class TierLadder {
 	}
 
 	/**
-	 * The short name of a tier, used in queue names and metric tags: {@code 10s}, {@code 2m},
-	 * {@code 1500ms}, {@code 1h}, {@code 1d}. Equal durations always get the same name.
+	 * The short name of a tier, used in queue names and metric tags: {@code 10s},
+	 * {@code 2m}, {@code 1500ms}, {@code 1h}, {@code 1d}. Equal durations always get the
+	 * same name.
 	 * @param tier the tier duration
 	 * @return its name
 	 */

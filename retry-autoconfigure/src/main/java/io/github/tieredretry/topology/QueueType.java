@@ -8,19 +8,22 @@ import java.util.Locale;
 public enum QueueType {
 
 	/**
-	 * Classic queues: the lightest, but dead-lettering from a tier is not confirmed inside the broker, so a
-	 * retry that leaves its tier while the broker stops or crashes can be lost.
+	 * Classic queues: the lightest, but dead-lettering from a tier is not confirmed
+	 * inside the broker, so a retry that leaves its tier while the broker stops or
+	 * crashes can be lost.
 	 */
 	CLASSIC,
 
 	/**
-	 * Quorum queues (RabbitMQ 3.10+), the default: replicated in a cluster, and tiers dead-letter with
-	 * {@code at-least-once} ({@code x-dead-letter-strategy=at-least-once}, {@code x-overflow=reject-publish}).
+	 * Quorum queues (RabbitMQ 3.10+), the default: replicated in a cluster, and tiers
+	 * dead-letter with {@code at-least-once}
+	 * ({@code x-dead-letter-strategy=at-least-once}, {@code x-overflow=reject-publish}).
 	 */
 	QUORUM;
 
 	/**
-	 * The type as written in {@code retry.queue-type} and in RabbitMQ's {@code x-queue-type}.
+	 * The type as written in {@code retry.queue-type} and in RabbitMQ's
+	 * {@code x-queue-type}.
 	 * @return {@code classic} or {@code quorum}
 	 */
 	@Override

@@ -9,13 +9,15 @@ import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
 
 /**
- * The retry topology as a {@link Declarables} bean, so the application's {@code RabbitAdmin} declares it
- * whenever a connection is (re)established. The content is live: work-queue bindings registered after
- * the bean was created are included in every later declaration.
+ * The retry topology as a {@link Declarables} bean, so the application's
+ * {@code RabbitAdmin} declares it whenever a connection is (re)established. The content
+ * is live: work-queue bindings registered after the bean was created are included in
+ * every later declaration.
  * <p>
- * It stays empty until the topology has been checked against the broker ({@link RetryTopologyDeclarer}):
- * otherwise the admin would declare it on the application's first connection, before the check, and a
- * start that then fails on a conflicting queue would leave the other, new queues behind.
+ * It stays empty until the topology has been checked against the broker
+ * ({@link RetryTopologyDeclarer}): otherwise the admin would declare it on the
+ * application's first connection, before the check, and a start that then fails on a
+ * conflicting queue would leave the other, new queues behind.
  */
 public final class RetryDeclarables extends Declarables {
 

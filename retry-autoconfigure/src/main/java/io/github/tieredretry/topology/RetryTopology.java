@@ -22,31 +22,42 @@ import org.springframework.amqp.core.HeadersExchange;
 import org.springframework.amqp.core.Queue;
 
 /**
- * The broker objects behind tiered retries. Whatever the number of listeners, it is the tier queues,
- * the parking-lot queue and three exchanges:
- * <pre>
+ * The broker objects behind tiered retries. Whatever the number of listeners, it is the
+ * tier queues, the parking-lot queue and three exchanges: <pre>
  *  failed message ──publish (routing key = work queue, header retry-tier)──▶ retry.delay (headers)
  *      └─▶ retry.delay.&lt;ttl&gt; (fixed TTL) ──expired, dead-lettered──▶ retry.return (direct)
  *            ├─ binding "orders" ─▶ orders          (only the queue that failed)
  *            └─ no binding (queue gone) ─▶ alternate exchange retry.unroutable (fanout) ─▶ parking lot
- * </pre>
- * Dead-lettering keeps the message's routing key, which is the name of the queue that failed, so
- * {@code retry.return} delivers it to that queue only: not to other queues bound to the exchange it was
- * first published to. A queue that no longer exists has no binding, and the alternate exchange catches
- * what would otherwise be dropped silently.
+ * </pre> Dead-lettering keeps the message's routing key, which is the name of the queue
+ * that failed, so {@code retry.return} delivers it to that queue only: not to other
+ * queues bound to the exchange it was first published to. A queue that no longer exists
+ * has no binding, and the alternate exchange catches what would otherwise be dropped
+ * silently.
  */
 public final class RetryTopology {
 
-	/** Headers exchange that routes a forwarded message into the tier named by header {@code retry-tier}. */
+	/**
+	 * Headers exchange that routes a forwarded message into the tier named by header
+	 * {@code retry-tier}.
+	 */
 	public static final String DELAY_EXCHANGE = "retry.delay";
 
-	/** Direct exchange every tier dead-letters to; one binding per retryable work queue, keyed by its name. */
+	/**
+	 * Direct exchange every tier dead-letters to; one binding per retryable work queue,
+	 * keyed by its name.
+	 */
 	public static final String RETURN_EXCHANGE = "retry.return";
 
-	/** Fanout exchange, alternate exchange of {@link #RETURN_EXCHANGE}, bound to the parking lot. */
+	/**
+	 * Fanout exchange, alternate exchange of {@link #RETURN_EXCHANGE}, bound to the
+	 * parking lot.
+	 */
 	public static final String UNROUTABLE_EXCHANGE = "retry.unroutable";
 
-	/** Tier queues are named this prefix plus the tier's name, e.g. {@code retry.delay.10s}. */
+	/**
+	 * Tier queues are named this prefix plus the tier's name, e.g.
+	 * {@code retry.delay.10s}.
+	 */
 	public static final String TIER_QUEUE_PREFIX = "retry.delay.";
 
 	private final TierLadder tiers;
@@ -101,16 +112,18 @@ public final class RetryTopology {
 	}
 
 	/**
-	 * The arguments of a tier queue: fixed TTL, dead-lettering to {@link #RETURN_EXCHANGE} without a
-	 * dead-letter routing key (so the message keeps the work queue's name as its routing key), and for
-	 * quorum queues at-least-once dead-lettering.
+	 * The arguments of a tier queue: fixed TTL, dead-lettering to
+	 * {@link #RETURN_EXCHANGE} without a dead-letter routing key (so the message keeps
+	 * the work queue's name as its routing key), and for quorum queues at-least-once
+	 * dead-lettering.
 	 * @param tier the tier
 	 * @return the queue arguments
 	 */
 	public Map<String, Object> tierArguments(Duration tier) {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		long ttl = tier.toMillis();
-		// Integer when it fits, like Spring's QueueBuilder, so queues declared by other clients stay equivalent.
+		// Integer when it fits, like Spring's QueueBuilder, so queues declared by other
+		// clients stay equivalent.
 		arguments.put("x-message-ttl", (ttl <= Integer.MAX_VALUE) ? (Object) (int) ttl : (Object) ttl);
 		arguments.put("x-dead-letter-exchange", RETURN_EXCHANGE);
 		if (this.queueType == QueueType.QUORUM) {
@@ -129,9 +142,10 @@ public final class RetryTopology {
 		Map<String, Object> arguments = new LinkedHashMap<>();
 		if (this.queueType == QueueType.QUORUM) {
 			arguments.put("x-queue-type", "quorum");
-			// Peeking requeues messages, and every requeue counts towards a quorum queue's delivery limit
-			// (RabbitMQ 4.0 sets 20 by default, then drops): a parked message must never be dropped.
-			// -1 ("no limit") is not understood the same way by every broker version; this is.
+			// Peeking requeues messages, and every requeue counts towards a quorum
+			// queue's delivery limit (RabbitMQ 4.0 sets 20 by default, then drops): a
+			// parked message must never be dropped. -1 ("no limit") is not understood the
+			// same way by every broker version; this is.
 			arguments.put("x-delivery-limit", Integer.MAX_VALUE);
 		}
 		return arguments;
@@ -139,8 +153,9 @@ public final class RetryTopology {
 
 	/**
 	 * Register a work queue whose retries must come back to it: adds its binding to
-	 * {@link #RETURN_EXCHANGE}. The binding's declaration errors are ignored (logged by the admin), so a
-	 * queue that does not exist yet cannot break the declaration of anything else.
+	 * {@link #RETURN_EXCHANGE}. The binding's declaration errors are ignored (logged by
+	 * the admin), so a queue that does not exist yet cannot break the declaration of
+	 * anything else.
 	 * @param queue the work queue's name
 	 * @return the binding, new or already registered
 	 */
@@ -153,7 +168,8 @@ public final class RetryTopology {
 	}
 
 	/**
-	 * Every object to declare: exchanges, queues, then bindings (including one per registered work queue).
+	 * Every object to declare: exchanges, queues, then bindings (including one per
+	 * registered work queue).
 	 * @return a new list
 	 */
 	public List<Declarable> declarables() {

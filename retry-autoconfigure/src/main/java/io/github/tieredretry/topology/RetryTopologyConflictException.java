@@ -7,10 +7,11 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Queues or exchanges of the retry topology already exist on the broker with other arguments (for example
- * classic tier queues while {@code retry.queue-type=quorum}). Arguments can never change after declaration,
- * so the application cannot start until the conflicts are resolved. Every conflicting object is listed,
- * with commands that name the virtual host.
+ * Queues or exchanges of the retry topology already exist on the broker with other
+ * arguments (for example classic tier queues while {@code retry.queue-type=quorum}).
+ * Arguments can never change after declaration, so the application cannot start until the
+ * conflicts are resolved. Every conflicting object is listed, with commands that name the
+ * virtual host.
  */
 public class RetryTopologyConflictException extends IllegalStateException {
 
@@ -31,7 +32,8 @@ public class RetryTopologyConflictException extends IllegalStateException {
 	 * @param conflicts every conflicting object, at least one
 	 * @param configuredType the configured queue type
 	 * @param virtualHost the virtual host the objects are on
-	 * @param nothingDeclared whether the conflicts were found before this application declared anything
+	 * @param nothingDeclared whether the conflicts were found before this application
+	 * declared anything
 	 */
 	public RetryTopologyConflictException(List<Conflict> conflicts, QueueType configuredType, String virtualHost,
 			boolean nothingDeclared) {
@@ -77,9 +79,9 @@ public class RetryTopologyConflictException extends IllegalStateException {
 	private static String describe(List<Conflict> conflicts, QueueType configuredType, String virtualHost,
 			boolean nothingDeclared) {
 		StringBuilder problem = new StringBuilder();
-		problem.append(conflicts.size() == 1 ? "An object" : conflicts.size() + " objects")
+		problem.append((conflicts.size() == 1) ? "An object" : conflicts.size() + " objects")
 			.append(" of the retry topology already exist")
-			.append(conflicts.size() == 1 ? "s" : "")
+			.append((conflicts.size() == 1) ? "s" : "")
 			.append(" on virtual host '")
 			.append(virtualHost)
 			.append("' with other arguments than this application declares (retry.queue-type=")
@@ -120,7 +122,8 @@ public class RetryTopologyConflictException extends IllegalStateException {
 					.append(" queues:");
 			}
 			else {
-				fix.append(nl).append("Find out who declared these queues. If they are tiered-retry queues to replace:");
+				fix.append(nl)
+					.append("Find out who declared these queues. If they are tiered-retry queues to replace:");
 			}
 			fix.append(" stop every application on the virtual host that uses tiered retries, wait until the ")
 				.append("tier queues are empty (each empties within its TTL: its messages go back to their work ")
@@ -166,15 +169,16 @@ public class RetryTopologyConflictException extends IllegalStateException {
 	 *
 	 * @param objectType {@code queue} or {@code exchange}
 	 * @param name its name
-	 * @param existingType for a queue, the type it was found to have when that is the difference, else
-	 * {@code null}
+	 * @param existingType for a queue, the type it was found to have when that is the
+	 * difference, else {@code null}
 	 * @param brokerMessage the broker's refusal, naming the first differing argument
 	 */
 	public record Conflict(String objectType, String name, @Nullable QueueType existingType, String brokerMessage) {
 
 		/**
 		 * The conflict a broker's PRECONDITION_FAILED message describes.
-		 * @param brokerMessage the broker's text, naming the object and the differing argument
+		 * @param brokerMessage the broker's text, naming the object and the differing
+		 * argument
 		 * @return the conflict
 		 */
 		public static Conflict fromBrokerMessage(String brokerMessage) {

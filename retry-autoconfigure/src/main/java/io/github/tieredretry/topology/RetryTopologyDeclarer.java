@@ -16,13 +16,15 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.connection.RabbitUtils;
 
 /**
- * Declares the retry topology explicitly: at startup, so that conflicting existing queues fail the
- * application with a clear message, and whenever a forward finds part of the topology missing.
+ * Declares the retry topology explicitly: at startup, so that conflicting existing queues
+ * fail the application with a clear message, and whenever a forward finds part of the
+ * topology missing.
  * <p>
- * It checks first and declares after: every queue and exchange is inspected first, without creating any, and
- * when any exists with other arguments nothing at all is declared, so that a failed start leaves nothing
- * behind. Declaring is idempotent; once a check has passed, the application's {@code RabbitAdmin} also
- * declares the same objects (from the {@link RetryDeclarables} bean) on every new connection.
+ * It checks first and declares after: every queue and exchange is inspected first,
+ * without creating any, and when any exists with other arguments nothing at all is
+ * declared, so that a failed start leaves nothing behind. Declaring is idempotent; once a
+ * check has passed, the application's {@code RabbitAdmin} also declares the same objects
+ * (from the {@link RetryDeclarables} bean) on every new connection.
  */
 public final class RetryTopologyDeclarer {
 
@@ -39,10 +41,12 @@ public final class RetryTopologyDeclarer {
 	/**
 	 * Create a declarer.
 	 * @param topology the topology
-	 * @param admin the admin to declare with, or {@code null} when the application declares nothing
-	 * ({@code spring.rabbitmq.dynamic=false}): the topology must then exist already
-	 * @param inspection the connection to inspect the broker on, to the admin's virtual host; not one the
-	 * admin declares on, so that inspecting cannot make the admin declare anything
+	 * @param admin the admin to declare with, or {@code null} when the application
+	 * declares nothing ({@code spring.rabbitmq.dynamic=false}): the topology must then
+	 * exist already
+	 * @param inspection the connection to inspect the broker on, to the admin's virtual
+	 * host; not one the admin declares on, so that inspecting cannot make the admin
+	 * declare anything
 	 */
 	public RetryTopologyDeclarer(RetryTopology topology, @Nullable AmqpAdmin admin, ConnectionFactory inspection) {
 		this.topology = topology;
@@ -51,9 +55,11 @@ public final class RetryTopologyDeclarer {
 	}
 
 	/**
-	 * Declare every object of the topology, after checking that none exists with other arguments.
+	 * Declare every object of the topology, after checking that none exists with other
+	 * arguments.
 	 * @return {@code false} when there is no admin to declare with
-	 * @throws RetryTopologyConflictException listing every queue and exchange that exists with other arguments
+	 * @throws RetryTopologyConflictException listing every queue and exchange that exists
+	 * with other arguments
 	 * @throws AmqpConnectException when the broker cannot be reached
 	 */
 	public boolean declare() {
@@ -94,8 +100,8 @@ public final class RetryTopologyDeclarer {
 				if (!binding.isIgnoreDeclarationExceptions()) {
 					throw ex;
 				}
-				logger.warn("Queue '" + binding.getDestination() + "' could not be bound to '"
-						+ binding.getExchange() + "' (" + rootMessage(ex) + "). Until it exists, its retries "
+				logger.warn("Queue '" + binding.getDestination() + "' could not be bound to '" + binding.getExchange()
+						+ "' (" + rootMessage(ex) + "). Until it exists, its retries "
 						+ "are parked with reason 'unroutable' when they leave their tier.");
 			}
 		}
@@ -103,7 +109,8 @@ public final class RetryTopologyDeclarer {
 	}
 
 	/**
-	 * The exchanges and queues of the topology that do not exist on the broker; declares nothing.
+	 * The exchanges and queues of the topology that do not exist on the broker; declares
+	 * nothing.
 	 * @return e.g. {@code queue retry.delay.1s}; empty when all exist
 	 */
 	public List<String> missing() {
@@ -111,7 +118,8 @@ public final class RetryTopologyDeclarer {
 	}
 
 	/**
-	 * Whether a check found no conflict, so that the topology may be declared on every new connection.
+	 * Whether a check found no conflict, so that the topology may be declared on every
+	 * new connection.
 	 * @return whether the topology has been checked
 	 */
 	public boolean isChecked() {
@@ -119,8 +127,9 @@ public final class RetryTopologyDeclarer {
 	}
 
 	private RuntimeException conflictOr(RuntimeException ex) {
-		// Something changed since the check (the admin redeclares everything on a new connection), so the
-		// broker's message, which names the object, is the source of truth.
+		// Something changed since the check (the admin redeclares everything on a new
+		// connection), so the broker's message, which names the object, is the source of
+		// truth.
 		if (RabbitUtils.isMismatchedQueueArgs(ex) || RabbitUtils.isExchangeDeclarationFailure(ex)) {
 			return new RetryTopologyConflictException(List.of(Conflict.fromBrokerMessage(rootMessage(ex))),
 					this.topology.queueType(), this.probe.virtualHost(), false);

@@ -14,10 +14,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Checks every so often that the retry topology still exists on the broker, and declares it again (which
- * also restores bindings, which cannot be checked). Forwards heal a missing tier, parking lot or delay exchange themselves, but
- * nothing forwards to {@code retry.return}: if it were deleted, the broker would silently drop every retry
- * leaving a tier until the next reconnection. The check is a few declarations that create nothing.
+ * Checks every so often that the retry topology still exists on the broker, and declares
+ * it again (which also restores bindings, which cannot be checked). Forwards heal a
+ * missing tier, parking lot or delay exchange themselves, but nothing forwards to
+ * {@code retry.return}: if it were deleted, the broker would silently drop every retry
+ * leaving a tier until the next reconnection. The check is a few declarations that create
+ * nothing.
  */
 public final class RetryTopologyGuardian implements SmartLifecycle {
 
@@ -38,11 +40,11 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	 * @param declarer inspects the broker and declares the topology again
 	 * @param interval time between checks; zero or negative disables the checks
 	 * @param scheduler the thread the checks run on
-	 * @param brokerBlocksConnection whether the broker blocks the connection now (a resource alarm): checks
-	 * would only wait for it to clear, and are skipped
+	 * @param brokerBlocksConnection whether the broker blocks the connection now (a
+	 * resource alarm): checks would only wait for it to clear, and are skipped
 	 */
-	public RetryTopologyGuardian(RetryTopologyDeclarer declarer, Duration interval,
-			ScheduledExecutorService scheduler, BooleanSupplier brokerBlocksConnection) {
+	public RetryTopologyGuardian(RetryTopologyDeclarer declarer, Duration interval, ScheduledExecutorService scheduler,
+			BooleanSupplier brokerBlocksConnection) {
 		this.declarer = declarer;
 		this.interval = interval;
 		this.scheduler = scheduler;
@@ -50,10 +52,12 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	}
 
 	/**
-	 * Check the topology now and declare it again. Declaring is idempotent; it also restores a binding
-	 * that was lost with a queue deleted and recreated by hand (without the binding from
-	 * {@code retry.unroutable}, unroutable retries would be dropped).
-	 * @return the exchanges and queues that were missing (empty when all exist or the broker cannot be reached)
+	 * Check the topology now and declare it again. Declaring is idempotent; it also
+	 * restores a binding that was lost with a queue deleted and recreated by hand
+	 * (without the binding from {@code retry.unroutable}, unroutable retries would be
+	 * dropped).
+	 * @return the exchanges and queues that were missing (empty when all exist or the
+	 * broker cannot be reached)
 	 */
 	public List<String> checkNow() {
 		if (this.brokerBlocksConnection.getAsBoolean()) {

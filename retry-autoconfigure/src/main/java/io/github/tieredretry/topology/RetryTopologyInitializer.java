@@ -11,10 +11,11 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Declares the retry topology when the application starts, before any listener container: queues that
- * exist with conflicting arguments fail startup with a clear message, and nothing is declared. A broker
- * that cannot be reached does not fail startup: the topology is checked and declared when the application's
- * first connection is established.
+ * Declares the retry topology when the application starts, before any listener container:
+ * queues that exist with conflicting arguments fail startup with a clear message, and
+ * nothing is declared. A broker that cannot be reached does not fail startup: the
+ * topology is checked and declared when the application's first connection is
+ * established.
  */
 public final class RetryTopologyInitializer implements SmartLifecycle {
 
@@ -37,8 +38,8 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 	 * Create the initializer.
 	 * @param declarer checks and declares the topology
 	 * @param topology the topology
-	 * @param connectionFactory the application's connection factory, whose first connection declares the
-	 * topology when the broker could not be reached at startup
+	 * @param connectionFactory the application's connection factory, whose first
+	 * connection declares the topology when the broker could not be reached at startup
 	 */
 	public RetryTopologyInitializer(RetryTopologyDeclarer declarer, RetryTopology topology,
 			ConnectionFactory connectionFactory) {
@@ -50,7 +51,8 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 	@Override
 	public void start() {
 		if (this.topology.queueType() == QueueType.CLASSIC) {
-			// A property choice with a loss window deserves one line where operators look.
+			// A property choice with a loss window deserves one line where operators
+			// look.
 			logger.info("Retry tiers are classic queues (retry.queue-type=classic): RabbitMQ dead-letters them at "
 					+ "most once, so a retry that leaves its tier while the broker stops or crashes can be lost. "
 					+ "Set retry.queue-type=quorum where that matters.");
@@ -58,9 +60,8 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 		try {
 			if (!this.declarer.declare()) {
 				logger.warn("No AmqpAdmin (spring.rabbitmq.dynamic=false?): the retry topology is not declared. "
-						+ "It must exist on the broker: exchanges " + this.topology.exchanges().stream()
-							.map((exchange) -> exchange.getName())
-							.toList()
+						+ "It must exist on the broker: exchanges "
+						+ this.topology.exchanges().stream().map((exchange) -> exchange.getName()).toList()
 						+ ", queues " + this.topology.tierQueueNames() + " and '" + this.topology.parkingLot() + "'.");
 			}
 		}
@@ -94,8 +95,9 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 			this.declarer.declare();
 		}
 		catch (RetryTopologyConflictException ex) {
-			// Too late to stop the application: say it loudly. Nothing is declared, and forwards fail (the
-			// messages stay in their queues) until the conflict is resolved.
+			// Too late to stop the application: say it loudly. Nothing is declared, and
+			// forwards fail (the messages stay in their queues) until the conflict is
+			// resolved.
 			logger.error("The retry topology cannot be declared. " + ex.getMessage());
 		}
 		catch (RuntimeException ex) {

@@ -21,11 +21,12 @@ import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * Finds out what the broker already has of the retry topology without creating anything: which exchanges
- * and queues are missing, and which exist with other arguments. A passive declaration tells whether an
- * object exists; only an existing one is then declared with the topology's arguments, which changes nothing
- * when they are equivalent and is refused (406, channel closed) when they are not. Every check runs on a
- * channel of its own, so that one refusal cannot hide the next: all conflicts are found at once.
+ * Finds out what the broker already has of the retry topology without creating anything:
+ * which exchanges and queues are missing, and which exist with other arguments. A passive
+ * declaration tells whether an object exists; only an existing one is then declared with
+ * the topology's arguments, which changes nothing when they are equivalent and is refused
+ * (406, channel closed) when they are not. Every check runs on a channel of its own, so
+ * that one refusal cannot hide the next: all conflicts are found at once.
  */
 final class TopologyProbe {
 
@@ -43,7 +44,8 @@ final class TopologyProbe {
 	 * Inspect the broker.
 	 * @param topology the topology to look for
 	 * @return what is missing and what conflicts
-	 * @throws AmqpIOException when the broker cannot be asked (connection lost, no permission)
+	 * @throws AmqpIOException when the broker cannot be asked (connection lost, no
+	 * permission)
 	 */
 	Inspection inspect(RetryTopology topology) {
 		Connection connection = this.connectionFactory.createConnection();
@@ -54,9 +56,10 @@ final class TopologyProbe {
 				missing.add("exchange " + exchange.getName());
 			}
 			else {
-				String refusal = refusal(connection, (channel) -> channel.exchangeDeclare(exchange.getName(),
-						exchange.getType(), exchange.isDurable(), exchange.isAutoDelete(), exchange.isInternal(),
-						exchange.getArguments()));
+				String refusal = refusal(connection,
+						(channel) -> channel.exchangeDeclare(exchange.getName(), exchange.getType(),
+								exchange.isDurable(), exchange.isAutoDelete(), exchange.isInternal(),
+								exchange.getArguments()));
 				if (refusal != null) {
 					conflicts.add(new Conflict("exchange", exchange.getName(), null, refusal));
 				}
@@ -70,7 +73,8 @@ final class TopologyProbe {
 			}
 			String refusal = refusal(connection, declaration(queue));
 			if (refusal != null) {
-				// Equivalent to the other type's declaration? Then the type is the whole difference.
+				// Equivalent to the other type's declaration? Then the type is the whole
+				// difference.
 				Queue other = ofOtherType.get(queue.getName());
 				QueueType existing = (other != null && refusal(connection, declaration(other)) == null)
 						? otherType(topology.queueType()) : null;
@@ -103,10 +107,8 @@ final class TopologyProbe {
 		return refused == null;
 	}
 
-	/**
-	 * Run a declaration that changes nothing when the object's arguments are equivalent.
-	 * @return the broker's refusal, or {@code null} when it accepted
-	 */
+	// Run a declaration that changes nothing when the object's arguments are equivalent.
+	// Returns broker's refusal, or null when it accepted
 	private static @Nullable String refusal(Connection connection, Operation declaration) {
 		AMQP.Channel.Close refused = attempt(connection, declaration);
 		if (refused != null && refused.getReplyCode() != AMQP.PRECONDITION_FAILED) {
@@ -119,10 +121,9 @@ final class TopologyProbe {
 		return new AmqpIOException(new IOException("Cannot inspect the retry topology: " + refused.getReplyText()));
 	}
 
-	/**
-	 * Run an operation on a channel of its own, closed for good afterwards (a refusal closes it anyway).
-	 * @return {@code null} on success, else the broker's channel close
-	 */
+	// Run an operation on a channel of its own, closed for good afterwards (a refusal
+	// closes it anyway).
+	// Returns null on success, else the broker's channel close
 	private static AMQP.Channel.@Nullable Close attempt(Connection connection, Operation operation) {
 		Channel cached = connection.createChannel(false);
 		try {
@@ -151,7 +152,8 @@ final class TopologyProbe {
 	/**
 	 * What the broker has of the topology.
 	 *
-	 * @param missing exchanges and queues that do not exist, e.g. {@code queue retry.delay.1s}
+	 * @param missing exchanges and queues that do not exist, e.g.
+	 * {@code queue retry.delay.1s}
 	 * @param conflicts objects that exist with other arguments
 	 */
 	record Inspection(List<String> missing, List<Conflict> conflicts) {

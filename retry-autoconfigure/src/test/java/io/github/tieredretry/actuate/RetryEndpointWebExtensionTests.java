@@ -22,8 +22,8 @@ import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
 
 /**
- * Tests for {@link RetryEndpointWebExtension}, without a broker: which status and which reason each kind of
- * request gets.
+ * Tests for {@link RetryEndpointWebExtension}, without a broker: which status and which
+ * reason each kind of request gets.
  */
 class RetryEndpointWebExtensionTests {
 
@@ -34,7 +34,8 @@ class RetryEndpointWebExtensionTests {
 
 	@Test
 	void aPathThatNamesNothingIsNotFoundForEveryMethod() {
-		assertError(read("parking-lot", "elsewhere"), 404, "No resource 'parking-lot/elsewhere' below the retry endpoint");
+		assertError(read("parking-lot", "elsewhere"), 404,
+				"No resource 'parking-lot/elsewhere' below the retry endpoint");
 		assertError(this.extension.replay(new String[] { "parking-lot", "requeue" }, null, null, null, null, null, null,
 				null, null, null, null, null), 404, "No resource 'parking-lot/requeue'");
 		assertError(this.extension.delete(new String[] { "elsewhere" }, null, null, null, null, null, null, null, null,
@@ -85,8 +86,9 @@ class RetryEndpointWebExtensionTests {
 		given(this.parkingLot.stopReplay()).willReturn(status(ReplayStatus.RUNNING));
 
 		assertThat(read("parking-lot", "replay").getStatus()).isEqualTo(200);
-		assertThat(this.extension.delete(new String[] { "parking-lot", "replay" }, null, null, null, null, null, null,
-				null, null, null, null)
+		assertThat(this.extension
+			.delete(new String[] { "parking-lot", "replay" }, null, null, null, null, null, null, null, null, null,
+					null)
 			.getStatus()).isEqualTo(200);
 	}
 

@@ -23,10 +23,11 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -45,25 +46,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code retry} endpoint, the {@code retry} health indicator and the retry metrics over real HTTP,
- * in an application running against the real broker.
+ * The {@code retry} endpoint, the {@code retry} health indicator and the retry metrics
+ * over real HTTP, in an application running against the real broker.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @RabbitIntegrationTest
 @DirtiesContext
 class RetryEndpointWebIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("endpoint");
 
-	static final String ORDERS = "endpoint-orders-" + ID;
+	static final String ORDERS = queues.name("orders");
 
-	static final String PAYMENTS = "endpoint-payments-" + ID;
+	static final String PAYMENTS = queues.name("payments");
 
-	static final String GONE = "endpoint-gone-" + ID;
+	/** Never declared: the origin queue of a parked message whose queue is gone. */
+	static final String GONE = queues.name("gone");
 
-	static final String PARKING_LOT = "endpoint-parking-" + ID;
+	static final String PARKING_LOT = queues.name("parking");
 
-	/** Fails as not retryable (parked at once) until the message comes back from the parking lot. */
+	/**
+	 * Fails as not retryable (parked at once) until the message comes back from the
+	 * parking lot.
+	 */
 	static final String REJECT_UNTIL_REPLAYED = "reject-until-replayed";
 
 	@DynamicPropertySource
@@ -72,7 +78,8 @@ class RetryEndpointWebIntegrationTests {
 		registry.add("test.payments", () -> PAYMENTS);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 500ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.policies.payments.max-retries", () -> "3");
@@ -106,13 +113,6 @@ class RetryEndpointWebIntegrationTests {
 		this.broker.close();
 	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(ORDERS, PAYMENTS, PARKING_LOT).forEach(client::deleteQueue);
-		}
-	}
-
 	@Test
 	void overviewDescribesTiersParkingLotAndListeners() {
 		park(ORDERS, "reject");
@@ -134,8 +134,8 @@ class RetryEndpointWebIntegrationTests {
 		assertThat(orders.get("listener")).asString().endsWith("Listeners#onOrder");
 		assertThat(orders.get("policy")).isNull();
 		assertThat(JsonPath.parse(orders).read("$.effectivePolicy.maxRetries", Integer.class)).isEqualTo(2);
-		assertThat(JsonPath.parse(orders).read("$.effectivePolicy.delays", List.class))
-			.containsExactly("200ms", "500ms");
+		assertThat(JsonPath.parse(orders).read("$.effectivePolicy.delays", List.class)).containsExactly("200ms",
+				"500ms");
 		assertThat(JsonPath.parse(orders).read("$.effectivePolicy.noRetryOn", List.class))
 			.containsExactly(IllegalArgumentException.class.getName());
 		assertThat(JsonPath.parse(orders).read("$.effectivePolicy", Map.class)).as("null fields are left out")
@@ -148,8 +148,7 @@ class RetryEndpointWebIntegrationTests {
 		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.initialInterval", String.class))
 			.isEqualTo("200ms");
 		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.multiplier", Double.class)).isEqualTo(2.0);
-		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.maxInterval", String.class))
-			.isEqualTo("500ms");
+		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.maxInterval", String.class)).isEqualTo("500ms");
 	}
 
 	@Test
@@ -238,8 +237,7 @@ class RetryEndpointWebIntegrationTests {
 		DocumentContext json = replayOutcome();
 		assertThat(json.read("$.moved", Integer.class)).isZero();
 		assertThat(json.read("$.stayed", Integer.class)).isEqualTo(1);
-		assertThat(json.read("$.stayedByReason." + ParkingLotService.ORIGIN_QUEUE_MISSING, Integer.class))
-			.isEqualTo(1);
+		assertThat(json.read("$.stayedByReason." + ParkingLotService.ORIGIN_QUEUE_MISSING, Integer.class)).isEqualTo(1);
 		assertThat(json.read("$.stayedMessages[0].messageId", String.class)).isEqualTo(orphan);
 		assertThat(json.read("$.stayedMessages[0].originQueue", String.class)).isEqualTo(GONE);
 		assertThat(json.read("$.stayedMessages[0].reason", String.class)).isEqualTo("origin-queue-missing");
@@ -415,7 +413,8 @@ class RetryEndpointWebIntegrationTests {
 	}
 
 	private Response post(String path, Map<String, Object> body) {
-		// Like curl -X POST -H 'Content-Type: application/json' [-d '{...}']: write operations consume JSON.
+		// Like curl -X POST -H 'Content-Type: application/json' [-d '{...}']: write
+		// operations consume JSON.
 		String json = (body != null) ? JsonPath.parse(body).jsonString() : "";
 		return send(HttpRequest.newBuilder(uri(path))
 			.header("Content-Type", "application/json")

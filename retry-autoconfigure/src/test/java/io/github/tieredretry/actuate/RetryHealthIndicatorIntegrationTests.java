@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
@@ -14,12 +13,14 @@ import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.boot.health.contributor.Health;
@@ -35,9 +36,12 @@ class RetryHealthIndicatorIntegrationTests {
 	// A tier length no other test uses, so the tier queue belongs to this class alone.
 	static final Duration TIER = Duration.ofMillis(7933);
 
-	static final String TIER_QUEUE = RetryTopology.tierQueueName(TIER);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("health");
 
-	static final String PARKING_LOT = "health-parking-" + UUID.randomUUID().toString().substring(0, 8);
+	static final String TIER_QUEUE = queues.owned(RetryTopology.tierQueueName(TIER));
+
+	static final String PARKING_LOT = queues.name("parking");
 
 	static CachingConnectionFactory connectionFactory;
 
@@ -53,11 +57,7 @@ class RetryHealthIndicatorIntegrationTests {
 	}
 
 	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			client.deleteQueue(TIER_QUEUE);
-			client.deleteQueue(PARKING_LOT);
-		}
+	static void closeConnections() {
 		connectionFactory.destroy();
 	}
 
@@ -102,11 +102,13 @@ class RetryHealthIndicatorIntegrationTests {
 		PublisherBlockedState publisher = new PublisherBlockedState(Clock.systemUTC(), (event) -> {
 		});
 		RetryHealthIndicator indicator = indicator(PARKING_LOT, publisher, TIER);
-		assertThat(indicator.health().getDetails()).containsEntry("publisher", Map.of("state", "running", "blocks", 0L));
+		assertThat(indicator.health().getDetails()).containsEntry("publisher",
+				Map.of("state", "running", "blocks", 0L));
 
 		publisher.handleBlocked("low on memory");
 		Health blocked = indicator.health();
-		// Healthy messages keep flowing, failed ones wait: the application is not down, the broker has an alarm.
+		// Healthy messages keep flowing, failed ones wait: the application is not down,
+		// the broker has an alarm.
 		assertThat(blocked.getStatus()).isEqualTo(Status.UP);
 		assertThat(blocked.getDetails().get("publisher")).asInstanceOf(InstanceOfAssertFactories.MAP)
 			.containsEntry("state", "blocked")
@@ -115,7 +117,8 @@ class RetryHealthIndicatorIntegrationTests {
 			.containsKeys("since", "effect");
 
 		publisher.handleUnblocked();
-		assertThat(indicator.health().getDetails()).containsEntry("publisher", Map.of("state", "running", "blocks", 1L));
+		assertThat(indicator.health().getDetails()).containsEntry("publisher",
+				Map.of("state", "running", "blocks", 1L));
 	}
 
 	private RetryHealthIndicator indicator(String parkingLot) {

@@ -1,20 +1,11 @@
 package io.github.tieredretry.autoconfigure;
 
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.testsupport.TestForwarding;
-import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
-import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.policy.PolicyLayer;
-import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.Ports;
-import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 
@@ -27,7 +18,6 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -42,11 +32,13 @@ import org.springframework.core.NestedExceptionUtils;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The application the auto-configuration tests start, and what they share: listeners and configurations.
+ * The application the auto-configuration tests start, and what they share: listeners and
+ * configurations.
  * <p>
- * No broker is needed, and none is touched: the application points at a local port nothing listens on,
- * so the topology initializer only warns, and listener containers are created but never started. That
- * also keeps these tests from declaring the default-named retry topology on a shared broker.
+ * No broker is needed, and none is touched: the application points at a local port
+ * nothing listens on, so the topology initializer only warns, and listener containers are
+ * created but never started. That also keeps these tests from declaring the default-named
+ * retry topology on a shared broker.
  */
 abstract class AutoConfigurationTestSupport {
 
@@ -101,8 +93,7 @@ abstract class AutoConfigurationTestSupport {
 	}
 
 	static Queue queue(RetryDeclarables declarables, String name) {
-		return declared(declarables, Queue.class)
-			.stream()
+		return declared(declarables, Queue.class).stream()
 			.filter((queue) -> queue.getName().equals(name))
 			.findFirst()
 			.orElseThrow(() -> new AssertionError("No queue " + name));
@@ -170,7 +161,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(id = "orders", queues = "orders")
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -179,7 +170,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(id = "invoices", queues = "invoices")
 		@RetryableListener(maxRetries = 1)
-		public void onInvoice(String invoice) {
+		void onInvoice(String invoice) {
 		}
 
 	}
@@ -187,7 +178,7 @@ abstract class AutoConfigurationTestSupport {
 	static class PlainListener {
 
 		@RabbitListener(id = "plain", queues = "plain")
-		public void onMessage(String message) {
+		void onMessage(String message) {
 		}
 
 	}
@@ -196,7 +187,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(id = "payments", queues = "payments")
 		@RetryableListener(policy = "payments", maxRetries = 2)
-		public void onPayment(String payment) {
+		void onPayment(String payment) {
 		}
 
 	}
@@ -206,7 +197,7 @@ abstract class AutoConfigurationTestSupport {
 	static class ClassLevelListener {
 
 		@RabbitHandler
-		public void onText(String text) {
+		void onText(String text) {
 		}
 
 	}
@@ -216,7 +207,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitHandler
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -225,7 +216,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(policy = "paymnets")
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -234,7 +225,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(delays = { "10s", "10 parsecs" })
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -243,7 +234,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(delays = { "10", "1h" })
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -252,7 +243,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(delays = "-5s")
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -261,7 +252,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener(maxRetries = -2)
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -289,7 +280,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders", ackMode = "MANUAL")
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -298,7 +289,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders", ackMode = "NONE")
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -307,7 +298,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders", batch = "true")
 		@RetryableListener
-		public void onOrders(List<String> orders) {
+		void onOrders(List<String> orders) {
 		}
 
 	}
@@ -316,7 +307,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener
-		public void onOrders(List<String> orders) {
+		void onOrders(List<String> orders) {
 		}
 
 	}
@@ -325,7 +316,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders")
 		@RetryableListener
-		public CompletableFuture<Void> onOrder(String order) {
+		CompletableFuture<Void> onOrder(String order) {
 			return CompletableFuture.completedFuture(null);
 		}
 
@@ -334,7 +325,7 @@ abstract class AutoConfigurationTestSupport {
 	static class NotARabbitListener {
 
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}
@@ -343,7 +334,7 @@ abstract class AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders", containerFactory = "finalFactory")
 		@RetryableListener
-		public void onOrder(String order) {
+		void onOrder(String order) {
 		}
 
 	}

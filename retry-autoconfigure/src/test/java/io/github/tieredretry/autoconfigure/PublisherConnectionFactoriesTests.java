@@ -14,7 +14,8 @@ import org.springframework.core.annotation.Order;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for the connection factory that forwards failed messages ({@link PublisherConnectionFactories}).
+ * Tests for the connection factory that forwards failed messages
+ * ({@link PublisherConnectionFactories}).
  */
 class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 
@@ -22,8 +23,8 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 	void userPublisherConnectionFactoryReplacesOurs() {
 		this.contextRunner.withUserConfiguration(UserPublisherConnectionFactoryConfiguration.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			CachingConnectionFactory publisher = context.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY,
-					CachingConnectionFactory.class);
+			CachingConnectionFactory publisher = context
+				.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
 			assertThat(publisher.getHost()).isEqualTo("publisher.example.com");
 			// The application's own connection factory is still Spring Boot's.
 			assertThat(context.getBean("rabbitConnectionFactory")).isNotSameAs(publisher);
@@ -32,17 +33,16 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 
 	@Test
 	void customizersRunInOrderAfterTheStartersSettings() {
-		this.contextRunner.withUserConfiguration(OrderedCustomizers.class)
-			.run((context) -> {
-				assertThat(context).hasNotFailed();
-				CachingConnectionFactory publisher = context.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY,
-						CachingConnectionFactory.class);
-				// 40, then doubled: the @Order(1) customizer ran first.
-				assertThat(publisher.getChannelCacheSize()).isEqualTo(80);
-				// It saw the starter's settings already applied.
-				assertThat(context.getBean(OrderedCustomizers.class).confirmsSeen).isTrue();
-				assertThat(publisher.isSimplePublisherConfirms()).isTrue();
-			});
+		this.contextRunner.withUserConfiguration(OrderedCustomizers.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			CachingConnectionFactory publisher = context
+				.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+			// 40, then doubled: the @Order(1) customizer ran first.
+			assertThat(publisher.getChannelCacheSize()).isEqualTo(80);
+			// It saw the starter's settings already applied.
+			assertThat(context.getBean(OrderedCustomizers.class).confirmsSeen).isTrue();
+			assertThat(publisher.isSimplePublisherConfirms()).isTrue();
+		});
 	}
 
 	@Test
@@ -72,8 +72,9 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 	@Test
 	void publisherConnectionFactoryUsesSimpleConfirmsWhateverTheApplicationSets() {
 		for (String confirmType : List.of("none", "simple", "correlated")) {
-			this.contextRunner.withPropertyValues("spring.rabbitmq.publisher-confirm-type=" + confirmType,
-					"spring.rabbitmq.publisher-returns=true")
+			this.contextRunner
+				.withPropertyValues("spring.rabbitmq.publisher-confirm-type=" + confirmType,
+						"spring.rabbitmq.publisher-returns=true")
 				.run((context) -> {
 					CachingConnectionFactory publisher = context.getBean(
 							TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
@@ -111,8 +112,8 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 			.run((context) -> {
 				CachingConnectionFactory application = context.getBean("rabbitConnectionFactory",
 						CachingConnectionFactory.class);
-				CachingConnectionFactory publisher = context.getBean(
-						TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+				CachingConnectionFactory publisher = context
+					.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
 				assertThat(publisher).isNotSameAs(application);
 				assertThat(publisher.getHost()).isEqualTo(application.getHost());
 				assertThat(publisher.getPort()).isEqualTo(UNREACHABLE_PORT);

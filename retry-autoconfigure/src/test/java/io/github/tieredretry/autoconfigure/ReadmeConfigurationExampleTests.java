@@ -22,7 +22,8 @@ import org.springframework.core.io.ByteArrayResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The configuration example on the README's first screen binds to what it says: a newcomer copies it.
+ * The configuration example on the README's first screen binds to what it says: a
+ * newcomer copies it.
  */
 class ReadmeConfigurationExampleTests {
 

@@ -17,38 +17,38 @@ import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Tests for the retry topology the auto-configuration declares: exchanges, tiers, parking lot and bindings.
+ * Tests for the retry topology the auto-configuration declares: exchanges, tiers, parking
+ * lot and bindings.
  */
 class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSupport {
 
 	@Test
 	void declarablesAreThreeExchangesTheTierQueuesAndTheParkingLot() {
-		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m", "retry.queue-type=classic").run((context) -> {
-			RetryDeclarables declarables = checked(context);
-			assertThat(declared(declarables, Exchange.class))
-				.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
-				.containsExactlyInAnyOrder(
-						tuple("retry.delay", ExchangeTypes.HEADERS, true),
-						tuple("retry.return", ExchangeTypes.DIRECT, true),
-						tuple("retry.unroutable", ExchangeTypes.FANOUT, true));
-			Exchange returns = declared(declarables, Exchange.class)
-				.stream()
-				.filter((exchange) -> exchange.getName().equals("retry.return"))
-				.findFirst()
-				.orElseThrow();
-			assertThat(returns.getArguments()).containsEntry("alternate-exchange", "retry.unroutable");
-			assertThat(queueNames(declarables)).containsExactly("retry.parking-lot", "retry.delay.1500ms",
-					"retry.delay.10s", "retry.delay.2m");
-			assertThat(declared(declarables, Queue.class)).allSatisfy((queue) -> {
-				assertThat(queue.isDurable()).isTrue();
-				assertThat(queue.isExclusive()).isFalse();
-				assertThat(queue.isAutoDelete()).isFalse();
+		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m", "retry.queue-type=classic")
+			.run((context) -> {
+				RetryDeclarables declarables = checked(context);
+				assertThat(declared(declarables, Exchange.class))
+					.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
+					.containsExactlyInAnyOrder(tuple("retry.delay", ExchangeTypes.HEADERS, true),
+							tuple("retry.return", ExchangeTypes.DIRECT, true),
+							tuple("retry.unroutable", ExchangeTypes.FANOUT, true));
+				Exchange returns = declared(declarables, Exchange.class).stream()
+					.filter((exchange) -> exchange.getName().equals("retry.return"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(returns.getArguments()).containsEntry("alternate-exchange", "retry.unroutable");
+				assertThat(queueNames(declarables)).containsExactly("retry.parking-lot", "retry.delay.1500ms",
+						"retry.delay.10s", "retry.delay.2m");
+				assertThat(declared(declarables, Queue.class)).allSatisfy((queue) -> {
+					assertThat(queue.isDurable()).isTrue();
+					assertThat(queue.isExclusive()).isFalse();
+					assertThat(queue.isAutoDelete()).isFalse();
+				});
+				assertThat(queue(declarables, "retry.delay.1500ms").getArguments())
+					.containsOnly(entry("x-message-ttl", 1500), entry("x-dead-letter-exchange", "retry.return"));
+				assertThat(queue(declarables, "retry.delay.2m").getArguments()).containsEntry("x-message-ttl", 120_000);
+				assertThat(queue(declarables, "retry.parking-lot").getArguments()).isEmpty();
 			});
-			assertThat(queue(declarables, "retry.delay.1500ms").getArguments()).containsOnly(
-					entry("x-message-ttl", 1500), entry("x-dead-letter-exchange", "retry.return"));
-			assertThat(queue(declarables, "retry.delay.2m").getArguments()).containsEntry("x-message-ttl", 120_000);
-			assertThat(queue(declarables, "retry.parking-lot").getArguments()).isEmpty();
-		});
 	}
 
 	@Test
@@ -58,9 +58,8 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 			assertThat(context.getBean(RetryTopologyDeclarer.class).isChecked()).isFalse();
 			assertThat(context.getBean(RetryDeclarables.class).getDeclarables()).isEmpty();
 			assertThat(context.getBean(RetryDeclarables.class).getDeclarablesByType(Queue.class)).isEmpty();
-			assertThat(checked(context).getDeclarables()).hasSize(context.getBean(RetryTopology.class)
-				.declarables()
-				.size());
+			assertThat(checked(context).getDeclarables())
+				.hasSize(context.getBean(RetryTopology.class).declarables().size());
 		});
 	}
 
@@ -81,19 +80,18 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 
 	@Test
 	void quorumTiersByDefaultDeadLetterAtLeastOnce() {
-		this.contextRunner.withPropertyValues("retry.parking-lot=orders.parked")
-			.run((context) -> {
-				RetryDeclarables declarables = checked(context);
-				assertThat(queueNames(declarables)).hasSize(7).contains("orders.parked");
-				assertThat(declared(declarables, Queue.class))
-					.filteredOn((queue) -> queue.getName().startsWith("retry.delay."))
-					.hasSize(6)
-					.allSatisfy((queue) -> assertThat(queue.getArguments()).contains(entry("x-queue-type", "quorum"),
-							entry("x-dead-letter-strategy", "at-least-once"), entry("x-overflow", "reject-publish"),
-							entry("x-dead-letter-exchange", "retry.return")));
-				assertThat(queue(declarables, "orders.parked").getArguments())
-					.containsOnly(entry("x-queue-type", "quorum"), entry("x-delivery-limit", Integer.MAX_VALUE));
-			});
+		this.contextRunner.withPropertyValues("retry.parking-lot=orders.parked").run((context) -> {
+			RetryDeclarables declarables = checked(context);
+			assertThat(queueNames(declarables)).hasSize(7).contains("orders.parked");
+			assertThat(declared(declarables, Queue.class))
+				.filteredOn((queue) -> queue.getName().startsWith("retry.delay."))
+				.hasSize(6)
+				.allSatisfy((queue) -> assertThat(queue.getArguments()).contains(entry("x-queue-type", "quorum"),
+						entry("x-dead-letter-strategy", "at-least-once"), entry("x-overflow", "reject-publish"),
+						entry("x-dead-letter-exchange", "retry.return")));
+			assertThat(queue(declarables, "orders.parked").getArguments()).containsOnly(entry("x-queue-type", "quorum"),
+					entry("x-delivery-limit", Integer.MAX_VALUE));
+		});
 	}
 
 	@Test
@@ -119,8 +117,7 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 				assertThat(declared(declarables, Binding.class))
 					.filteredOn((binding) -> binding.getExchange().equals("retry.return"))
 					.extracting(Binding::getDestination, Binding::getRoutingKey)
-					.containsExactlyInAnyOrder(tuple("orders", "orders"),
-							tuple("invoices", "invoices"));
+					.containsExactlyInAnyOrder(tuple("orders", "orders"), tuple("invoices", "invoices"));
 			});
 	}
 

@@ -1,6 +1,5 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
@@ -19,8 +18,8 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@code retry.enabled=false}: nothing is declared or wrapped, and the unprotected listeners are
- * named at startup.
+ * Tests for {@code retry.enabled=false}: nothing is declared or wrapped, and the
+ * unprotected listeners are named at startup.
  */
 class RetryDisabledAutoConfigurationTests extends AutoConfigurationTestSupport {
 

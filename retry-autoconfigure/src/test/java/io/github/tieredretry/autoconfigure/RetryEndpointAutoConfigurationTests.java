@@ -22,8 +22,8 @@ import org.springframework.core.convert.support.ConfigurableConversionService;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryEndpointAutoConfiguration}. No broker is touched: the application points at a
- * port nothing listens on.
+ * Tests for {@link RetryEndpointAutoConfiguration}. No broker is touched: the application
+ * points at a port nothing listens on.
  */
 class RetryEndpointAutoConfigurationTests {
 
@@ -32,7 +32,8 @@ class RetryEndpointAutoConfigurationTests {
 				RetryOperationsAutoConfiguration.class, RetryEndpointAutoConfiguration.class))
 		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 				"retry.parking-lot=endpoint-autoconfiguration-parking-lot", "retry.tiers=1s, 5s")
-		// As in an application: lenient conversion, e.g. of management.endpoint.retry.access=none.
+		// As in an application: lenient conversion, e.g. of
+		// management.endpoint.retry.access=none.
 		.withInitializer((context) -> context.getEnvironment()
 			.setConversionService((ConfigurableConversionService) ApplicationConversionService.getSharedInstance()));
 
@@ -65,7 +66,8 @@ class RetryEndpointAutoConfigurationTests {
 
 	@Test
 	void backsOffWhenActuatorIsAbsent() {
-		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
+		// Imported like an application does, so that Spring Boot's class filter applies
+		// before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
 			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),

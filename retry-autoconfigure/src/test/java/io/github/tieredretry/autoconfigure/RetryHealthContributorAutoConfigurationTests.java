@@ -18,8 +18,8 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryHealthContributorAutoConfiguration}. No broker is touched: the application points
- * at a port nothing listens on.
+ * Tests for {@link RetryHealthContributorAutoConfiguration}. No broker is touched: the
+ * application points at a port nothing listens on.
  */
 class RetryHealthContributorAutoConfigurationTests {
 
@@ -58,7 +58,8 @@ class RetryHealthContributorAutoConfigurationTests {
 
 	@Test
 	void backsOffWhenSpringBootHealthIsAbsent() {
-		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
+		// Imported like an application does, so that Spring Boot's class filter applies
+		// before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
 			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),

@@ -21,8 +21,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryMetricsAutoConfiguration}. No broker is touched: the application points at a
- * port nothing listens on.
+ * Tests for {@link RetryMetricsAutoConfiguration}. No broker is touched: the application
+ * points at a port nothing listens on.
  */
 class RetryMetricsAutoConfigurationTests {
 
@@ -34,9 +34,9 @@ class RetryMetricsAutoConfigurationTests {
 
 	@Test
 	void recordsMetricsWhenAMeterRegistryExists() {
-		this.contextRunner.withBean(SimpleMeterRegistry.class).run((context) -> {
-			assertThat(context).hasSingleBean(RetryEventMetrics.class).hasSingleBean(RetryQueueDepthMetrics.class);
-		});
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.run((context) -> assertThat(context).hasSingleBean(RetryEventMetrics.class)
+				.hasSingleBean(RetryQueueDepthMetrics.class));
 	}
 
 	@Test

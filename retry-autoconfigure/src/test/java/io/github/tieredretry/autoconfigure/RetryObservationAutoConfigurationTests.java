@@ -22,8 +22,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryObservationAutoConfiguration}. No broker is touched: the application points at a port
- * nothing listens on.
+ * Tests for {@link RetryObservationAutoConfiguration}. No broker is touched: the
+ * application points at a port nothing listens on.
  */
 class RetryObservationAutoConfigurationTests {
 
@@ -42,8 +42,8 @@ class RetryObservationAutoConfigurationTests {
 
 	@Test
 	void backsOffWithoutAnObservationRegistry() {
-		this.contextRunner.run((context) -> assertThat(context).hasNotFailed()
-			.doesNotHaveBean(RetryObservations.class));
+		this.contextRunner
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RetryObservations.class));
 	}
 
 	@Test
@@ -96,8 +96,9 @@ class RetryObservationAutoConfigurationTests {
 
 	@Test
 	void worksWithoutMicrometerTracingOnTheClassPath() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("io.micrometer.tracing",
-				"org.springframework.boot.micrometer.tracing"))
+		this.contextRunner
+			.withClassLoader(
+					new FilteredClassLoader("io.micrometer.tracing", "org.springframework.boot.micrometer.tracing"))
 			.withBean(ObservationRegistry.class, ObservationRegistry::create)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RetryObservations.class)

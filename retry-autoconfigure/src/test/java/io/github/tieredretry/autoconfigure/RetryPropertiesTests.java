@@ -25,10 +25,11 @@ import org.springframework.boot.context.properties.source.MapConfigurationProper
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryProperties}: each default lives in one place (a field initializer, or
- * {@link PolicyLayer#BUILT_IN} for {@code retry.defaults.*}), and the IDE metadata and the README's table
- * show exactly that value. A default written as its user would write it (the metadata's or the README's
- * text) must bind to the value the starter uses when the key is not set.
+ * Tests for {@link RetryProperties}: each default lives in one place (a field
+ * initializer, or {@link PolicyLayer#BUILT_IN} for {@code retry.defaults.*}), and the IDE
+ * metadata and the README's table show exactly that value. A default written as its user
+ * would write it (the metadata's or the README's text) must bind to the value the starter
+ * uses when the key is not set.
  */
 class RetryPropertiesTests {
 
@@ -59,10 +60,10 @@ class RetryPropertiesTests {
 	void everyPropertyIsDescribed() throws IOException {
 		List<Map<String, Object>> properties = JsonPath.read(metadata(), "$.properties[?(@.name =~ /retry\\..*/)]");
 		assertThat(properties).hasSizeGreaterThan(20)
-			.allSatisfy((property) -> assertThat(property.get("description")).as("description of %s",
-					property.get("name"))
-				.asString()
-				.isNotBlank());
+			.allSatisfy(
+					(property) -> assertThat(property.get("description")).as("description of %s", property.get("name"))
+						.asString()
+						.isNotBlank());
 	}
 
 	@Test
@@ -110,7 +111,8 @@ class RetryPropertiesTests {
 	}
 
 	/**
-	 * The value a property gets when a user writes the given text, as the binder converts it.
+	 * The value a property gets when a user writes the given text, as the binder converts
+	 * it.
 	 */
 	private static Object bind(String name, String text) {
 		RetryProperties bound = new Binder(new MapConfigurationPropertySource(Map.of(name, text)))
@@ -120,12 +122,14 @@ class RetryPropertiesTests {
 	}
 
 	/**
-	 * The value in force when the key is not set: the field's initial value, or for retry.defaults.* (whose
-	 * fields stay unset so that they can be told apart from an explicit value) the built-in layer's.
+	 * The value in force when the key is not set: the field's initial value, or for
+	 * retry.defaults.* (whose fields stay unset so that they can be told apart from an
+	 * explicit value) the built-in layer's.
 	 */
 	private static Object defaultInForce(String name) {
 		if (name.startsWith(DEFAULTS_PREFIX + "breaker.")) {
-			return builtIn(BreakerLayer.class, BreakerLayer.BUILT_IN, name.substring((DEFAULTS_PREFIX + "breaker.").length()));
+			return builtIn(BreakerLayer.class, BreakerLayer.BUILT_IN,
+					name.substring((DEFAULTS_PREFIX + "breaker.").length()));
 		}
 		if (name.startsWith(DEFAULTS_PREFIX)) {
 			String field = camelCase(name.substring(DEFAULTS_PREFIX.length()));

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
- * Tests for invalid {@code retry.*} values: startup fails naming the property, the value as written and the
- * fix.
+ * Tests for invalid {@code retry.*} values: startup fails naming the property, the value
+ * as written and the fix.
  */
 class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 
@@ -41,8 +41,7 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 
 	static Stream<Arguments> invalidProperties() {
 		String longName = "p".repeat(256);
-		return Stream.of(
-				Arguments.of("retry.tiers=", "retry.tiers", "at least one tier is required"),
+		return Stream.of(Arguments.of("retry.tiers=", "retry.tiers", "at least one tier is required"),
 				Arguments.of("retry.tiers=5s,1s", "retry.tiers", "'1s' follows '5s'"),
 				Arguments.of("retry.tiers=1s,1s", "retry.tiers", "without duplicates"),
 				Arguments.of("retry.tiers=0s,5s", "retry.tiers", "must be a positive duration"),
@@ -65,7 +64,8 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 				Arguments.of("retry.defaults.timeout=0s", "retry.defaults.timeout", "Use a positive duration"),
 				Arguments.of("retry.policies.payments.timeout=-5m", "retry.policies.payments.timeout",
 						"Use a positive duration"),
-				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays", "'-1s' is not usable. Use delays of zero or more"),
+				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays",
+						"'-1s' is not usable. Use delays of zero or more"),
 				Arguments.of("retry.defaults.retry-on=com.example.NoSuchException", "retry.defaults.retry-on",
 						"No class 'com.example.NoSuchException' on the classpath"),
 				Arguments.of("retry.policies.payments.no-retry-on=com.example.Missing",
@@ -91,8 +91,7 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 						"Use a positive duration"),
 				Arguments.of("retry.topology.check-interval=-1s", "retry.topology.check-interval",
 						"Use zero or a positive duration"),
-				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval",
-						"at most 100 years"));
+				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval", "at most 100 years"));
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -124,7 +123,8 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 	void misspelledQueueTypeIsAnsweredWithTheValidValuesAsWritten(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(EmptyApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
-		application.setDefaultProperties(Map.of("retry.queue-type", "quorom", "spring.rabbitmq.port", UNREACHABLE_PORT));
+		application
+			.setDefaultProperties(Map.of("retry.queue-type", "quorom", "spring.rabbitmq.port", UNREACHABLE_PORT));
 		assertThatException().isThrownBy(application::run);
 		assertThat(output).contains("Failed to bind properties under 'retry.queue-type'")
 			.contains("Value: \"quorom\"")

@@ -2,21 +2,19 @@ package io.github.tieredretry.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.amqp.rabbit.annotation.RabbitHandler;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for applying {@code @RetryableListener} to listener containers: which are wrapped, which policy
- * applies, and every listener set-up that is refused at startup with the reason and the fix.
+ * Tests for applying {@code @RetryableListener} to listener containers: which are
+ * wrapped, which policy applies, and every listener set-up that is refused at startup
+ * with the reason and the fix.
  */
 class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 
@@ -97,13 +95,15 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	@Test
 	void negativeDelayFailsStartupNamingTheListenerAndTheDelay() {
 		this.contextRunner.withUserConfiguration(NegativeDelayListener.class)
-			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable", "Use delays of zero or more"));
+			.run(failsWith("NegativeDelayListener#onOrder", "delay \"-5s\" is not usable",
+					"Use delays of zero or more"));
 	}
 
 	@Test
 	void negativeMaxRetriesFailsStartupNamingTheListenerAndTheValue() {
 		this.contextRunner.withUserConfiguration(NegativeMaxRetriesListener.class)
-			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is not usable", "Or -1 (the default)"));
+			.run(failsWith("NegativeMaxRetriesListener#onOrder", "maxRetries = -2 is not usable",
+					"Or -1 (the default)"));
 	}
 
 	@Test
@@ -180,7 +180,8 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	@Test
 	void retryableListenerOnARabbitHandlerFailsStartup() {
 		this.contextRunner.withUserConfiguration(AnnotatedHandlerListener.class)
-			.run(failsWith("AnnotatedHandlerListener#onOrder", "@RabbitHandler method of a class-level @RabbitListener"));
+			.run(failsWith("AnnotatedHandlerListener#onOrder",
+					"@RabbitHandler method of a class-level @RabbitListener"));
 	}
 
 	@Test

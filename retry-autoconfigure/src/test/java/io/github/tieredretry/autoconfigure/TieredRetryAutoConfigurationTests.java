@@ -28,8 +28,8 @@ import org.springframework.core.io.support.SpringFactoriesLoader;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link TieredRetryAutoConfiguration}: the beans it contributes, when it backs off, and the
- * application's own beans it gives way to.
+ * Tests for {@link TieredRetryAutoConfiguration}: the beans it contributes, when it backs
+ * off, and the application's own beans it gives way to.
  */
 class TieredRetryAutoConfigurationTests extends AutoConfigurationTestSupport {
 
@@ -54,8 +54,8 @@ class TieredRetryAutoConfigurationTests extends AutoConfigurationTestSupport {
 	void defaultTopologyHasTheDocumentedTiersAndParkingLot() {
 		this.contextRunner.run((context) -> {
 			RetryTopology topology = context.getBean(RetryTopology.class);
-			assertThat(topology.tierQueueNames()).containsExactly("retry.delay.1s", "retry.delay.5s",
-					"retry.delay.30s", "retry.delay.2m", "retry.delay.10m", "retry.delay.1h");
+			assertThat(topology.tierQueueNames()).containsExactly("retry.delay.1s", "retry.delay.5s", "retry.delay.30s",
+					"retry.delay.2m", "retry.delay.10m", "retry.delay.1h");
 			assertThat(topology.parkingLot()).isEqualTo("retry.parking-lot");
 			assertThat(topology.queueType()).isEqualTo(QueueType.QUORUM);
 		});
@@ -64,7 +64,8 @@ class TieredRetryAutoConfigurationTests extends AutoConfigurationTestSupport {
 	@Test
 	@ExtendWith(OutputCaptureExtension.class)
 	void classicTiersSayAtStartupThatABrokerStopCanLoseARetry(CapturedOutput output) {
-		// The runner's broker is unreachable: the notice comes before the topology would be declared.
+		// The runner's broker is unreachable: the notice comes before the topology would
+		// be declared.
 		this.contextRunner.withPropertyValues("retry.queue-type=classic").run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(output).contains("Retry tiers are classic queues (retry.queue-type=classic)")

@@ -20,8 +20,9 @@ import org.springframework.web.servlet.DispatcherServlet;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryConsoleAutoConfiguration}: the console exists only when asked for, in servlet web
- * applications with Spring MVC. No broker is touched: the application points at a port nothing listens on.
+ * Tests for {@link RetryConsoleAutoConfiguration}: the console exists only when asked
+ * for, in servlet web applications with Spring MVC. No broker is touched: the application
+ * points at a port nothing listens on.
  */
 class RetryConsoleAutoConfigurationTests {
 
@@ -78,8 +79,7 @@ class RetryConsoleAutoConfigurationTests {
 	void usesTheApplicationsOwnController() {
 		this.contextRunner.withPropertyValues("retry.console.enabled=true")
 			.withUserConfiguration(CustomConsole.class)
-			.run((context) -> assertThat(context).hasSingleBean(RetryConsoleController.class)
-				.hasBean("customConsole"));
+			.run((context) -> assertThat(context).hasSingleBean(RetryConsoleController.class).hasBean("customConsole"));
 	}
 
 	@Test

@@ -36,9 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.config.Customizer.withDefaults;
 
 /**
- * The operations console behind Spring Security, as the README shows it: a login is needed, and a change
- * (a {@code POST}) passes CSRF protection only with the token the page carries, sent the way the page's
- * script sends it.
+ * The operations console behind Spring Security, as the README shows it: a login is
+ * needed, and a change (a {@code POST}) passes CSRF protection only with the token the
+ * page carries, sent the way the page's script sends it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @RabbitIntegrationTest
@@ -99,7 +99,8 @@ class RetryConsoleSecurityIntegrationTests {
 			+ Base64.getEncoder().encodeToString("operator:secret".getBytes(StandardCharsets.UTF_8));
 
 	private HttpRequest.Builder request(String path) {
-		return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).timeout(Duration.ofSeconds(30));
+		return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
+			.timeout(Duration.ofSeconds(30));
 	}
 
 	private HttpResponse<String> send(HttpRequest.Builder request) {
@@ -123,10 +124,10 @@ class RetryConsoleSecurityIntegrationTests {
 		@Bean
 		SecurityFilterChain securityFilterChain(HttpSecurity http) throws Exception {
 			// As in docs/observability.md.
-			http.authorizeHttpRequests((requests) -> requests.requestMatchers("/retry-console/**")
-				.hasRole("OPS")
-				.anyRequest()
-				.permitAll()).formLogin(withDefaults()).httpBasic(withDefaults());
+			http.authorizeHttpRequests(
+					(requests) -> requests.requestMatchers("/retry-console/**").hasRole("OPS").anyRequest().permitAll())
+				.formLogin(withDefaults())
+				.httpBasic(withDefaults());
 			return http.build();
 		}
 

@@ -15,11 +15,13 @@ import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestForwarding;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
@@ -31,11 +33,18 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * {@link ConfirmedPublisher} against a real broker: confirmed, returned, and refused for a missing exchange.
+ * {@link ConfirmedPublisher} against a real broker: confirmed, returned, and refused for
+ * a missing exchange.
  */
 class ConfirmedPublisherIntegrationTests {
 
-	final String queue = "publisher-" + UUID.randomUUID();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("publisher");
+
+	final String queue = queues.name("work");
+
+	/** A queue that rejects every publish. */
+	final String full = queues.name("full");
 
 	CachingConnectionFactory connectionFactory;
 
@@ -49,6 +58,7 @@ class ConfirmedPublisherIntegrationTests {
 	void setUp() {
 		this.broker = new BrokerClient();
 		this.broker.declareQueue(this.queue);
+		this.broker.purge(this.queue);
 		TestBroker testBroker = TestBroker.get();
 		this.connectionFactory = new CachingConnectionFactory(testBroker.clientConnectionFactory());
 		this.connectionFactory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
@@ -59,7 +69,6 @@ class ConfirmedPublisherIntegrationTests {
 	@AfterEach
 	void tearDown() {
 		this.forwarding.close();
-		this.broker.deleteQueue(this.queue);
 		this.broker.close();
 		this.connectionFactory.destroy();
 	}
@@ -90,14 +99,14 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void noPublishToAMissingExchangeIsEverReportedAsConfirmed() {
-		// The broker closes the channel after basic.publish; a wait for confirms that ran on a channel the
-		// cache had meanwhile swapped in would find nothing outstanding and report success (issue #18).
+		// The broker closes the channel after basic.publish; a wait for confirms that ran
+		// on a channel the cache had meanwhile swapped in would find nothing outstanding
+		// and report success (issue #18).
 		int confirmed = 0;
 		String missing = "no-such-exchange-" + UUID.randomUUID() + "-";
 		for (int i = 0; i < 2000; i++) {
 			try {
-				this.publisher.publishAndWait(missing + i, this.queue, new AMQP.BasicProperties(),
-						"x".getBytes());
+				this.publisher.publishAndWait(missing + i, this.queue, new AMQP.BasicProperties(), "x".getBytes());
 				confirmed++;
 			}
 			catch (ForwardFailedException ex) {
@@ -110,8 +119,9 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void channelThatDiesBetweenCheckoutAndPublishFailsThePublishAndPublishesNothingElsewhere() {
-		// The cached-channel proxy would replace the dead channel by a new one and publish there, where no
-		// listener waits for the confirm: a message the publisher reported as failed would exist anyway.
+		// The cached-channel proxy would replace the dead channel by a new one and
+		// publish there, where no listener waits for the confirm: a message the publisher
+		// reported as failed would exist anyway.
 		ConnectionFactory dyingChannels = (ConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { ConnectionFactory.class }, (proxy, method, arguments) -> {
 					Object result = invoke(method, this.connectionFactory, arguments);
@@ -147,17 +157,11 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void publishToAFullQueueThatRejectsPublishesFailsAsNacked() {
-		String full = this.queue + "-full";
-		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
-		try {
-			assertThatExceptionOfType(ForwardFailedException.class)
-				.isThrownBy(() -> this.publisher.publishAndWait("", full, new AMQP.BasicProperties(), "x".getBytes()))
-				.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.NACKED));
-			assertThat(kindOfAsyncFailure("", full)).isEqualTo(ForwardFailedException.Kind.NACKED);
-		}
-		finally {
-			this.broker.deleteQueue(full);
-		}
+		this.broker.declareQueue(this.full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+		assertThatExceptionOfType(ForwardFailedException.class)
+			.isThrownBy(() -> this.publisher.publishAndWait("", this.full, new AMQP.BasicProperties(), "x".getBytes()))
+			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.NACKED));
+		assertThat(kindOfAsyncFailure("", this.full)).isEqualTo(ForwardFailedException.Kind.NACKED);
 	}
 
 	@Test
@@ -176,18 +180,18 @@ class ConfirmedPublisherIntegrationTests {
 
 	@Test
 	void everyFailedAsynchronousPublishGivesItsSlotBack() {
-		// One channel in the cache, so one forward in flight at a time: a slot not given back would make
-		// the publish after the failures wait for the confirm timeout and fail.
+		// One channel in the cache, so one forward in flight at a time: a slot not given
+		// back would make the publish after the failures wait for the confirm timeout and
+		// fail.
 		this.connectionFactory.setChannelCacheSize(1);
 		TestForwarding onePermitForwarding = forwarding(this.connectionFactory, Duration.ofSeconds(2));
 		ConfirmedPublisher onePermit = onePermitForwarding.publisher();
-		String full = this.queue + "-full";
-		this.broker.declareQueue(full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
+		this.broker.declareQueue(this.full, Map.of("x-max-length", 0, "x-overflow", "reject-publish"));
 		try {
 			for (int i = 0; i < 3; i++) {
 				assertThat(kindOfAsyncFailure(onePermit, "", "no-such-queue-" + UUID.randomUUID()))
 					.isEqualTo(ForwardFailedException.Kind.RETURNED);
-				assertThat(kindOfAsyncFailure(onePermit, "", full)).isEqualTo(ForwardFailedException.Kind.NACKED);
+				assertThat(kindOfAsyncFailure(onePermit, "", this.full)).isEqualTo(ForwardFailedException.Kind.NACKED);
 				assertThat(kindOfAsyncFailure(onePermit, "no-such-exchange-" + UUID.randomUUID(), this.queue))
 					.isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
 			}
@@ -196,7 +200,6 @@ class ConfirmedPublisherIntegrationTests {
 		}
 		finally {
 			onePermitForwarding.close();
-			this.broker.deleteQueue(full);
 		}
 	}
 

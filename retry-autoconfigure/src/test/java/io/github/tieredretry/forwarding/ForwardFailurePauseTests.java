@@ -55,7 +55,8 @@ class ForwardFailurePauseTests {
 
 	@Test
 	void hugeInitialPauseDoesNotOverflowIntoAShorterPause() {
-		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(1L << 40), Duration.ofMillis(Long.MAX_VALUE));
+		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(1L << 40),
+				Duration.ofMillis(Long.MAX_VALUE));
 		for (int failures = 1; failures <= 64; failures++) {
 			assertThat(pause.pauseMillis(failures)).as("pause after %d failures", failures)
 				.isGreaterThanOrEqualTo(1L << 40);
@@ -106,7 +107,8 @@ class ForwardFailurePauseTests {
 
 	@Test
 	void failuresDuringThePauseBelongToTheSameEpisodeAndWaitOnlyForItsEnd() {
-		// A blip fails every forward in flight at once: one outage, not 25 consecutive failures.
+		// A blip fails every forward in flight at once: one outage, not 25 consecutive
+		// failures.
 		FakeNanoClock clock = new FakeNanoClock();
 		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15), clock);
 		assertThat(pause.recordFailure()).isEqualTo(500);

@@ -57,7 +57,8 @@ class FailureDetailsTests {
 
 	@Test
 	void cutNeverSplitsASurrogatePair() {
-		// 5 chars of prefix + 14 of the mark: cut at 19 - 14 = 5 would split the pair at index 4-5.
+		// 5 chars of prefix + 14 of the mark: cut at 19 - 14 = 5 would split the pair at
+		// index 4-5.
 		String text = "abcd" + SMILE + "efghijklmnopqrstuvwxyz";
 		String cut = FailureDetails.truncate(text, 5 + FailureDetails.TRUNCATED.length());
 		assertThat(cut).isEqualTo("abcd" + FailureDetails.TRUNCATED);

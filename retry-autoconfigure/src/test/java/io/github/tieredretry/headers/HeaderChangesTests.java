@@ -42,7 +42,8 @@ class HeaderChangesTests {
 	void retryCountIsWrittenAsALongSoSpringAmqpReadsIt() {
 		FailureDecision.Retry retry = new FailureDecision.Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1),
 				NOW.plusSeconds(1), FIRST_FAILURE);
-		assertThat(HeaderChanges.forRetry("orders", retry, DETAILS).set().get(RetryHeaders.COUNT)).isInstanceOf(Long.class);
+		assertThat(HeaderChanges.forRetry("orders", retry, DETAILS).set().get(RetryHeaders.COUNT))
+			.isInstanceOf(Long.class);
 	}
 
 	@Test

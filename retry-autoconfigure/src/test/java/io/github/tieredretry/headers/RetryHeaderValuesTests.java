@@ -122,8 +122,8 @@ class RetryHeaderValuesTests {
 		headers.put(RetryHeaders.QUEUE, "orders");
 		headers.put(RetryHeaders.FIRST_FAILURE, EPOCH_MILLIS);
 		headers.put(RetryHeaders.DUE, EPOCH_MILLIS + 10_000);
-		assertThat(RetryHeaderValues.readState(headers, 2L, "orders")).isEqualTo(new RetryState(2,
-				Instant.ofEpochMilli(EPOCH_MILLIS), Instant.ofEpochMilli(EPOCH_MILLIS + 10_000)));
+		assertThat(RetryHeaderValues.readState(headers, 2L, "orders")).isEqualTo(
+				new RetryState(2, Instant.ofEpochMilli(EPOCH_MILLIS), Instant.ofEpochMilli(EPOCH_MILLIS + 10_000)));
 	}
 
 	@Test

@@ -35,10 +35,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A downstream outage with and without a circuit breaker (issue #14): the same messages, the same outage, two
- * listeners, one with a breaker. With it, the listener pauses instead of running every message through its
- * retries: nothing is parked and every message is processed once the downstream is back. Without it, the
- * outage parks messages that someone must replay.
+ * A downstream outage with and without a circuit breaker (issue #14): the same messages,
+ * the same outage, two listeners, one with a breaker. With it, the listener pauses
+ * instead of running every message through its retries: nothing is parked and every
+ * message is processed once the downstream is back. Without it, the outage parks messages
+ * that someone must replay.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -98,21 +99,23 @@ class CircuitBreakerIntegrationTests {
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.paused.isEmpty());
 		assertThat(breaker().state()).isIn("open", "half-open");
-		assertThat(this.meters.get(BreakerMetrics.STATE).tag("listener", "CircuitBreakerIntegrationTests.Listeners#onProtected").gauge().value())
-			.isIn(1.0, 2.0);
+		assertThat(this.meters.get(BreakerMetrics.STATE)
+			.tag("listener", "CircuitBreakerIntegrationTests.Listeners#onProtected")
+			.gauge()
+			.value()).isIn(1.0, 2.0);
 		// The outage outlasts every message's retries.
 		await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
 		this.downstream.down.set(false);
 
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));
+		await().atMost(Duration.ofSeconds(30)).until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.resumed.isEmpty());
 		long protectedParked = queues.parkingLot(PARKING_LOT).from(PROTECTED).size();
 		long unprotectedParked = queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size();
 		long protectedAttempts = protectedIds.stream().mapToLong(this.recorder::count).sum();
-		System.out.printf("[breaker] outage of about 5 s, %d messages per listener: with a breaker %d parked, "
-				+ "%d listener invocations; without %d parked%n", MESSAGES, protectedParked, protectedAttempts,
-				unprotectedParked);
+		System.out.printf(
+				"[breaker] outage of about 5 s, %d messages per listener: with a breaker %d parked, "
+						+ "%d listener invocations; without %d parked%n",
+				MESSAGES, protectedParked, protectedAttempts, unprotectedParked);
 		assertThat(protectedParked).as("parked with a breaker").isZero();
 		assertThat(unprotectedParked).as("parked without a breaker").isPositive();
 		assertThat(breaker().state()).isEqualTo("closed");

@@ -17,14 +17,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
-import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitHandler;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
 import org.springframework.amqp.rabbit.listener.DirectMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
@@ -35,16 +35,16 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.messaging.handler.annotation.Header;
-import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tiered retries with Spring Boot's direct container factory, a user-defined factory, a class-level
- * listener, immediate retries and a policy timeout.
+ * Tiered retries with Spring Boot's direct container factory, a user-defined factory, a
+ * class-level listener, immediate retries and a policy timeout.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -78,7 +78,8 @@ class ContainerVariantsIntegrationTests {
 		registry.add("spring.rabbitmq.listener.type", () -> "direct");
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 400ms, 1013ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.defaults.delays", () -> "200ms");
@@ -96,21 +97,18 @@ class ContainerVariantsIntegrationTests {
 	@Autowired
 	ConnectionFactory connectionFactory;
 
-
-
-
-
-
 	@Test
 	void directContainerRetriesThroughTiersAndParksAfterTheLastRetry() {
-		assertThat(this.endpoints.getListenerContainer("direct-" + ID)).isInstanceOf(DirectMessageListenerContainer.class);
+		assertThat(this.endpoints.getListenerContainer("direct-" + ID))
+			.isInstanceOf(DirectMessageListenerContainer.class);
 		String recovering = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "fail:2");
 		String failing = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "always");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(recovering));
 		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 1L, 2L);
 		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(failing) != null);
-		assertThat(queues.parkingLot(PARKING_LOT).find(failing).header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(queues.parkingLot(PARKING_LOT).find(failing).header(RetryHeaders.PARKED_REASON))
+			.isEqualTo("exhausted");
 		assertThat(this.recorder.count(failing)).isEqualTo(3);
 	}
 
@@ -118,7 +116,8 @@ class ContainerVariantsIntegrationTests {
 	void listenerAskingForAnImmediateAckIsNeitherRetriedNorParked() {
 		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "ack-now");
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+		await().during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
 			.until(() -> this.recorder.count(id) == 1 && queues.parkingLot(PARKING_LOT).find(id) == null);
 		assertThat(queues.broker().count(DIRECT_QUEUE)).isZero();
 	}
@@ -143,12 +142,15 @@ class ContainerVariantsIntegrationTests {
 			for (String part : List.of("ok", "ok", "always")) {
 				template.send("", DIRECT_QUEUE, new Message(part.getBytes(StandardCharsets.UTF_8)));
 			}
-			await().atMost(Duration.ofSeconds(10)).until(() -> !queues.parkingLot(PARKING_LOT).from(DIRECT_QUEUE)
-				.stream()
-				.filter((message) -> message.headers().containsKey("springBatchFormat"))
-				.toList()
-				.isEmpty());
-			BrokerClient.Received batch = queues.parkingLot(PARKING_LOT).from(DIRECT_QUEUE)
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> !queues.parkingLot(PARKING_LOT)
+					.from(DIRECT_QUEUE)
+					.stream()
+					.filter((message) -> message.headers().containsKey("springBatchFormat"))
+					.toList()
+					.isEmpty());
+			BrokerClient.Received batch = queues.parkingLot(PARKING_LOT)
+				.from(DIRECT_QUEUE)
 				.stream()
 				.filter((message) -> message.headers().containsKey("springBatchFormat"))
 				.findFirst()
@@ -164,7 +166,8 @@ class ContainerVariantsIntegrationTests {
 
 	@Test
 	void userDefinedContainerFactoryIsSupported() {
-		assertThat(this.endpoints.getListenerContainer("custom-" + ID)).isInstanceOf(SimpleMessageListenerContainer.class);
+		assertThat(this.endpoints.getListenerContainer("custom-" + ID))
+			.isInstanceOf(SimpleMessageListenerContainer.class);
 		String id = Messages.publish(queues.broker(), "", CUSTOM_QUEUE, "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.count(id)).isEqualTo(2);
@@ -184,7 +187,8 @@ class ContainerVariantsIntegrationTests {
 		// Three attempts on the first delivery, no tier involved.
 		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 0L, 0L);
-		assertThat(this.recorder.gaps(recovering)).allSatisfy((gap) -> assertThat(gap).isLessThan(Duration.ofMillis(200)));
+		assertThat(this.recorder.gaps(recovering))
+			.allSatisfy((gap) -> assertThat(gap).isLessThan(Duration.ofMillis(200)));
 
 		String tiered = Messages.publish(queues.broker(), "", IMMEDIATE_QUEUE, "fail:4");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(tiered));
@@ -199,7 +203,8 @@ class ContainerVariantsIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
 		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("timeout");
-		// Retry 1 falls due 200 ms after the first failure; retry 2 would fall due after 300 ms.
+		// Retry 1 falls due 200 ms after the first failure; retry 2 would fall due after
+		// 300 ms.
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("1");
 		assertThat(this.recorder.count(id)).isEqualTo(2);
 	}
@@ -265,7 +270,9 @@ class ContainerVariantsIntegrationTests {
 
 	}
 
-	/** Proves Spring Boot's factory keeps its type for injection although it is proxied. */
+	/**
+	 * Proves Spring Boot's factory keeps its type for injection although it is proxied.
+	 */
 	record DirectFactoryCheck(DirectRabbitListenerContainerFactory factory) {
 		DirectFactoryCheck {
 			assertThat(factory).as("auto-configured direct factory injectable by type").isNotNull();

@@ -36,15 +36,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A late ack must never settle another message. The container hands listeners a cached-channel proxy,
- * which silently opens a new channel once its own has died; an ack sent through it after the delivering
- * channel died (a connection loss while a forward waited for its confirm) would ack whichever message has
- * the same delivery tag on the new channel. Here the listener kills its delivering channel and makes the
- * proxy consume a "victim" message with the same delivery tag; the victim must stay unacked.
+ * A late ack must never settle another message. The container hands listeners a
+ * cached-channel proxy, which silently opens a new channel once its own has died; an ack
+ * sent through it after the delivering channel died (a connection loss while a forward
+ * waited for its confirm) would ack whichever message has the same delivery tag on the
+ * new channel. Here the listener kills its delivering channel and makes the proxy consume
+ * a "victim" message with the same delivery tag; the victim must stay unacked.
  * <p>
- * An ack after a confirmed forward (on a follow-up thread) goes through the same code; it cannot be staged
- * this way with the simple container, which closes the proxy's new channel (giving the victim back) as
- * soon as the listener has returned on a dead channel.
+ * An ack after a confirmed forward (on a follow-up thread) goes through the same code; it
+ * cannot be staged this way with the simple container, which closes the proxy's new
+ * channel (giving the victim back) as soon as the listener has returned on a dead
+ * channel.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -61,7 +63,8 @@ class DeadChannelAckIntegrationTests {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("retry.parking-lot", () -> queues.name("parking"));
 		registry.add("retry.tiers", () -> "200ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.delays", () -> "200ms");
 	}
@@ -80,9 +83,11 @@ class DeadChannelAckIntegrationTests {
 			broker.declareQueue(victimQueue);
 			broker.publish("", victimQueue, new AMQP.BasicProperties.Builder().messageId("victim").build(),
 					"victim".getBytes(StandardCharsets.UTF_8));
-			broker.publish("", QUEUE, new AMQP.BasicProperties.Builder().messageId(id)
-				.headers(Map.of("victim-queue", victimQueue))
-				.build(), "a".getBytes(StandardCharsets.UTF_8));
+			broker.publish("", QUEUE,
+					new AMQP.BasicProperties.Builder().messageId(id)
+						.headers(Map.of("victim-queue", victimQueue))
+						.build(),
+					"a".getBytes(StandardCharsets.UTF_8));
 
 			await().atMost(Duration.ofSeconds(30)).until(() -> this.recorder.count(id) >= 2);
 			Channel victimChannel = this.listener.victimChannels.get(id);
@@ -90,12 +95,14 @@ class DeadChannelAckIntegrationTests {
 			long victimTag = this.listener.victimTags.get(id);
 			assertThat(victimTag).as("victim's delivery tag equals the late-acked message's").isEqualTo(1);
 
-			// Had the late ack reached the victim's channel, closing it would not give the victim back.
+			// Had the late ack reached the victim's channel, closing it would not give
+			// the victim back.
 			if (victimChannel.isOpen()) {
 				victimChannel.close();
 			}
-			await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(broker.count(victimQueue))
-				.as("victim message still in its queue").isEqualTo(1));
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(broker.count(victimQueue)).as("victim message still in its queue")
+					.isEqualTo(1));
 			assertThat(this.recorder.succeeded(id)).isTrue();
 			broker.deleteQueue(victimQueue);
 		}
@@ -144,9 +151,11 @@ class DeadChannelAckIntegrationTests {
 				return;
 			}
 			assertThat(message.getMessageProperties().getDeliveryTag()).isEqualTo(1);
-			// The delivering channel dies (as in a connection loss); the broker requeues the message.
+			// The delivering channel dies (as in a connection loss); the broker requeues
+			// the message.
 			((ChannelProxy) channel).getTargetChannel().close();
-			// The next call through the proxy opens a new channel, on which the victim gets delivery tag 1.
+			// The next call through the proxy opens a new channel, on which the victim
+			// gets delivery tag 1.
 			BlockingQueue<Long> tags = new LinkedBlockingQueue<>();
 			channel.basicConsume(message.getMessageProperties().getHeader("victim-queue"), false,
 					new DefaultConsumer(channel) {

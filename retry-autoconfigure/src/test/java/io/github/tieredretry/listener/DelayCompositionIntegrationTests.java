@@ -26,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A delay that is not a sum of tiers is composed of them: never early, late by at most the smallest tier.
- * With tiers 230ms and 4700ms, a 5200ms delay goes 4700ms + 230ms + 230ms + 230ms (5390ms); rounding the
- * rest up to the next tier, as before, waited 4700ms twice (9400ms).
+ * A delay that is not a sum of tiers is composed of them: never early, late by at most
+ * the smallest tier. With tiers 230ms and 4700ms, a 5200ms delay goes 4700ms + 230ms +
+ * 230ms + 230ms (5390ms); rounding the rest up to the next tier, as before, waited 4700ms
+ * twice (9400ms).
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -64,7 +65,8 @@ class DelayCompositionIntegrationTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
 		Duration gap = this.recorder.gaps(id).get(0);
 		assertThat(gap).isGreaterThanOrEqualTo(Duration.ofMillis(5200));
-		// 5390ms composed, plus broker and scheduling latency of four hops on a busy machine.
+		// 5390ms composed, plus broker and scheduling latency of four hops on a busy
+		// machine.
 		assertThat(gap).isLessThan(Duration.ofMillis(7500));
 	}
 

@@ -32,8 +32,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Messages published with RabbitMQ's {@code CC} header (extra routing keys): a forward must reach only its
- * tier, the parking lot or its origin queue, never the queues the {@code CC} names again.
+ * Messages published with RabbitMQ's {@code CC} header (extra routing keys): a forward
+ * must reach only its tier, the parking lot or its origin queue, never the queues the
+ * {@code CC} names again.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -70,9 +71,11 @@ class ExtraRoutingKeysIntegrationTests {
 	void retryReturnsOnlyToTheQueueThatFailedNotToAnotherRetryableQueueNamedInItsCc() {
 		String id = publishWithCc(FAILING, "fail:1", OTHER_RETRYABLE);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded("failing:" + id));
-		// The publish itself reached both queues (that is what CC is for); the retry must come back to one.
+		// The publish itself reached both queues (that is what CC is for); the retry must
+		// come back to one.
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.succeeded("other:" + id));
-		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+		await().during(Duration.ofSeconds(1))
+			.atMost(Duration.ofSeconds(3))
 			.until(() -> this.recorder.count("other:" + id) == 1);
 		assertThat(this.recorder.of("failing:" + id)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 1L);
@@ -86,8 +89,10 @@ class ExtraRoutingKeysIntegrationTests {
 		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
 		assertThat(parked.headers()).doesNotContainKeys("CC", "BCC");
 		assertThat(String.valueOf(parked.headers().get(RetryHeaders.ORIGINAL_CC))).contains(AUDIT);
-		// The original publish put one copy in the audit queue; parking must not add a second one.
-		await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+		// The original publish put one copy in the audit queue; parking must not add a
+		// second one.
+		await().during(Duration.ofSeconds(1))
+			.atMost(Duration.ofSeconds(3))
 			.until(() -> queues.broker().count(AUDIT) == 1);
 	}
 

@@ -32,8 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A listener with bugs, and an application event listener that is slow: neither may stop a queue's
- * consumer, loop a message for ever, or hold up acknowledgements.
+ * A listener with bugs, and an application event listener that is slow: neither may stop
+ * a queue's consumer, loop a message for ever, or hold up acknowledgements.
  */
 @SpringBootTest
 @RabbitIntegrationTest

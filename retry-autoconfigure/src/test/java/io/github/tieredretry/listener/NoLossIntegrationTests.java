@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every message that enters a retryable listener ends processed or parked: a mixed run of 2,000
- * messages on concurrent consumers, each accounted for.
+ * Every message that enters a retryable listener ends processed or parked: a mixed run of
+ * 2,000 messages on concurrent consumers, each accounted for.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -60,7 +60,8 @@ class NoLossIntegrationTests {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "100ms, 300ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");
 		registry.add("retry.defaults.delays", () -> "100ms, 300ms");
@@ -71,7 +72,6 @@ class NoLossIntegrationTests {
 	@Autowired
 	InvocationRecorder recorder;
 
-
 	@Test
 	void everyMessageOfAMixedRunIsProcessedOrParkedAndNoneIsLost() {
 		Random random = new Random(7);
@@ -79,20 +79,22 @@ class NoLossIntegrationTests {
 		try (BrokerClient broker = new BrokerClient()) {
 			for (int i = 0; i < MESSAGES; i++) {
 				int dice = random.nextInt(100);
-				String script = (dice < 70) ? "ok" : (dice < 90) ? "fail:" + (1 + random.nextInt(3))
-						: (dice < 97) ? "always" : "reject";
+				String script = (dice < 70) ? "ok"
+						: (dice < 90) ? "fail:" + (1 + random.nextInt(3)) : (dice < 97) ? "always" : "reject";
 				String id = "m" + i + "-" + ID;
 				scripts.put(id, script);
 				broker.publish("", QUEUE, new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
 						script.getBytes(StandardCharsets.UTF_8));
 			}
 			ParkingLot parkingLot = new ParkingLot(broker, PARKING_LOT);
-			List<String> expectedParked = scripts.entrySet().stream()
+			List<String> expectedParked = scripts.entrySet()
+				.stream()
 				.filter((entry) -> entry.getValue().equals("always") || entry.getValue().equals("reject"))
 				.map(Map.Entry::getKey)
 				.toList();
 
-			await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+			await().atMost(Duration.ofSeconds(90))
+				.pollInterval(Duration.ofMillis(500))
 				.until(() -> accountedFor(scripts.keySet(), parkingLot.all().keySet()) == MESSAGES);
 
 			Set<String> processed = processed(scripts.keySet());
@@ -102,8 +104,9 @@ class NoLossIntegrationTests {
 			assertThat(missing).as("lost messages").isEmpty();
 			assertThat(parked).containsExactlyInAnyOrderElementsOf(expectedParked);
 			assertThat(processed).doesNotContainAnyElementsOf(parked);
-			parkingLot.all().forEach((id, message) -> assertThat(message.header(RetryHeaders.PARKED_REASON))
-				.isEqualTo(scripts.get(id).equals("always") ? "exhausted" : "not-retryable"));
+			parkingLot.all()
+				.forEach((id, message) -> assertThat(message.header(RetryHeaders.PARKED_REASON))
+					.isEqualTo(scripts.get(id).equals("always") ? "exhausted" : "not-retryable"));
 			scripts.forEach((id, script) -> {
 				if (script.startsWith("fail:")) {
 					assertThat(this.recorder.of(id).get(this.recorder.count(id) - 1).retryCount())

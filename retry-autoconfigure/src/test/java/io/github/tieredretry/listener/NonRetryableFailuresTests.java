@@ -2,10 +2,10 @@ package io.github.tieredretry.listener;
 
 import org.junit.jupiter.api.Test;
 
-import org.springframework.amqp.support.converter.MessageConversionException;
-import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
+import org.springframework.amqp.support.converter.MessageConversionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,28 +31,22 @@ class NonRetryableFailuresTests {
 	void cyclicCauseChainIsDetectedWithoutLooping() {
 		CyclicException first = new CyclicException("first");
 		CyclicException second = new CyclicException("second");
-		first.cause = second;
-		second.cause = first;
+		first.initCause(second);
+		second.initCause(first);
 		assertThat(NonRetryableFailures.hasCyclicCauseChain(first)).isTrue();
 		assertThat(NonRetryableFailures.isPayloadFailure(first)).isFalse();
 	}
 
 	@Test
 	void ordinaryCauseChainIsNotCyclic() {
-		assertThat(NonRetryableFailures.hasCyclicCauseChain(new RuntimeException(new IllegalStateException()))).isFalse();
+		assertThat(NonRetryableFailures.hasCyclicCauseChain(new RuntimeException(new IllegalStateException())))
+			.isFalse();
 	}
 
 	static final class CyclicException extends RuntimeException {
 
-		Throwable cause;
-
 		CyclicException(String message) {
 			super(message);
-		}
-
-		@Override
-		public synchronized Throwable getCause() {
-			return this.cause;
 		}
 
 	}

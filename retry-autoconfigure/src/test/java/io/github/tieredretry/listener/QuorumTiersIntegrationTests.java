@@ -30,8 +30,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Quorum tiers and parking lot: at-least-once dead-lettering from the tiers.
  * <p>
- * The tier durations are used by no other test: a classic queue of the same name on the shared broker
- * would conflict.
+ * The tier durations are used by no other test: a classic queue of the same name on the
+ * shared broker would conflict.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -61,11 +61,6 @@ class QuorumTiersIntegrationTests {
 	@Autowired
 	InvocationRecorder recorder;
 
-
-
-
-
-
 	@Test
 	void tiersAreQuorumQueuesWithAtLeastOnceDeadLetteringAndTheParkingLotIsAQuorumQueue() {
 		Map<String, Object> tier = new java.util.LinkedHashMap<>();
@@ -75,9 +70,11 @@ class QuorumTiersIntegrationTests {
 		tier.put("x-dead-letter-strategy", "at-least-once");
 		tier.put("x-overflow", "reject-publish");
 		assertThat(queues.broker().declaresEquivalently(TIER, tier)).isTrue();
-		// A delivery limit no peek can exhaust: RabbitMQ 4 would otherwise drop a parked message after 20.
-		assertThat(queues.broker().declaresEquivalently(PARKING_LOT,
-				Map.of("x-queue-type", "quorum", "x-delivery-limit", Integer.MAX_VALUE))).isTrue();
+		// A delivery limit no peek can exhaust: RabbitMQ 4 would otherwise drop a parked
+		// message after 20.
+		assertThat(queues.broker()
+			.declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "quorum", "x-delivery-limit", Integer.MAX_VALUE)))
+			.isTrue();
 		assertThat(queues.broker().declaresEquivalently(PARKING_LOT, Map.of("x-queue-type", "classic"))).isFalse();
 	}
 
@@ -85,7 +82,8 @@ class QuorumTiersIntegrationTests {
 	void messageIsRetriedThroughQuorumTiersUntilItSucceeds() {
 		String id = Messages.publish(queues.broker(), "", QUEUE, "fail:2");
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L, 2L);
 		assertThat(this.recorder.gaps(id).get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(310));
 		assertThat(this.recorder.gaps(id).get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(730));
 	}
@@ -100,8 +98,8 @@ class QuorumTiersIntegrationTests {
 	}
 
 	/**
-	 * Whether the queue exists with exactly these arguments: the broker refuses a redeclaration with
-	 * other arguments (PRECONDITION_FAILED).
+	 * Whether the queue exists with exactly these arguments: the broker refuses a
+	 * redeclaration with other arguments (PRECONDITION_FAILED).
 	 */
 
 	@SpringBootConfiguration

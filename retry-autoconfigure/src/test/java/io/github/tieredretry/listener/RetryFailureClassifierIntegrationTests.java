@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link RetryFailureClassifier} beans decide, in order, before the policy's exception types: an HTTP-like
- * status says whether a retry can help where the exception type cannot.
+ * {@link RetryFailureClassifier} beans decide, in order, before the policy's exception
+ * types: an HTTP-like status says whether a retry can help where the exception type
+ * cannot.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -54,7 +55,8 @@ class RetryFailureClassifierIntegrationTests {
 		registry.add("retry.tiers", () -> "190ms");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.defaults.delays", () -> "190ms");
-		// By type, a status failure is never retried: the classifier knows better for a 503.
+		// By type, a status failure is never retried: the classifier knows better for a
+		// 503.
 		registry.add("retry.defaults.no-retry-on", () -> StatusException.class.getName());
 	}
 
@@ -73,7 +75,8 @@ class RetryFailureClassifierIntegrationTests {
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StatusException.class.getName());
 		assertThat(this.recorder.count(id)).isOne();
 		assertThat(this.statusClassifier.listeners).isNotEmpty()
-			.allSatisfy((listener) -> assertThat(listener.listener()).isEqualTo("RetryFailureClassifierIntegrationTests.Listeners#onCall"))
+			.allSatisfy((listener) -> assertThat(listener.listener())
+				.isEqualTo("RetryFailureClassifierIntegrationTests.Listeners#onCall"))
 			.allSatisfy((listener) -> assertThat(listener.queues()).containsExactly(CALLS));
 	}
 
@@ -87,8 +90,8 @@ class RetryFailureClassifierIntegrationTests {
 
 	@Test
 	void classifierThatThrowsLeavesTheDecisionToThePolicy() {
-		// The first classifier has no opinion, the second throws: the policy retries it (its type is
-		// retryable) and parks it when its retries are spent.
+		// The first classifier has no opinion, the second throws: the policy retries it
+		// (its type is retryable) and parks it when its retries are spent.
 		String id = Messages.publish(queues.broker(), "", CALLS, "classifier-bug");
 		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
 		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);

@@ -38,8 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The life of a message in a retryable listener, against a real broker: processed, retried through
- * tiers, or parked with its body and properties untouched.
+ * The life of a message in a retryable listener, against a real broker: processed,
+ * retried through tiers, or parked with its body and properties untouched.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -66,7 +66,8 @@ class RetryLifecycleIntegrationTests {
 		registry.add("test.plain-queue", () -> PLAIN_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 500ms, 1013ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");
 		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
@@ -78,17 +79,12 @@ class RetryLifecycleIntegrationTests {
 	@Autowired
 	RabbitListenerEndpointRegistry endpointRegistry;
 
-
-
-
-
 	@Test
 	void successfulMessageIsProcessedOnceAndNeverForwarded() {
 		String id = publishText(QUEUE, "ok");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		// Long enough for a retry through the largest tier to have come back.
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
-			.until(() -> this.recorder.count(id) == 1);
+		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
 		assertThat(this.recorder.of(id).get(0).retryCount()).isZero();
 		assertThat(parkedFrom(QUEUE)).isEmpty();
 	}
@@ -121,7 +117,8 @@ class RetryLifecycleIntegrationTests {
 		headers.put("raw", new byte[] { 1, 2, 3 });
 		headers.put("nested", Map.of("k", "v"));
 		headers.put("list", List.of("x", 1));
-		// No content type and no priority: Spring AMQP would invent both when republishing.
+		// No content type and no priority: Spring AMQP would invent both when
+		// republishing.
 		AMQP.BasicProperties sent = new AMQP.BasicProperties.Builder().messageId(id)
 			.correlationId("corr-1")
 			.replyTo("reply-queue")
@@ -136,8 +133,9 @@ class RetryLifecycleIntegrationTests {
 			.build();
 		queues.broker().publish("", QUEUE, sent, body);
 
-		await().atMost(Duration.ofSeconds(20)).until(() -> parkedFrom(QUEUE).stream()
-			.anyMatch((message) -> id.equals(message.properties().getMessageId())));
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> parkedFrom(QUEUE).stream()
+				.anyMatch((message) -> id.equals(message.properties().getMessageId())));
 		BrokerClient.Received parked = takeParked(id);
 
 		assertThat(this.recorder.count(id)).isEqualTo(4);
@@ -204,7 +202,8 @@ class RetryLifecycleIntegrationTests {
 		String id = publishText(PLAIN_QUEUE, "reject");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.count(id) == 1);
 		// Spring AMQP's own behaviour: rejected without requeue, and not our business.
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+		await().during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
 			.until(() -> this.recorder.count(id) == 1 && parkedFrom(PLAIN_QUEUE).isEmpty());
 	}
 
@@ -265,8 +264,7 @@ class RetryLifecycleIntegrationTests {
 			super(recorder);
 		}
 
-		@RabbitListener(id = "retryable-${test.id}",
-				queues = "${test.queue}")
+		@RabbitListener(id = "retryable-${test.id}", queues = "${test.queue}")
 		@RetryableListener(noRetryOn = IllegalArgumentException.class)
 		void onMessage(Message message) {
 			String id = message.getMessageProperties().getMessageId();
@@ -290,8 +288,7 @@ class RetryLifecycleIntegrationTests {
 			throw new AssertionError("must not be invoked with " + number);
 		}
 
-		@RabbitListener(id = "plain-${test.id}",
-				queues = "${test.plain-queue}")
+		@RabbitListener(id = "plain-${test.id}", queues = "${test.plain-queue}")
 		void onPlain(Message message) {
 			this.recorder.record(message.getMessageProperties().getMessageId(), 0, false);
 			throw new AmqpRejectAndDontRequeueException("plain listener rejects");

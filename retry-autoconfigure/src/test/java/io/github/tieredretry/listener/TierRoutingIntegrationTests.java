@@ -37,8 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Where a retry goes and when: per-message TTLs, delays beyond the largest tier, queues sharing an
- * exchange, and a work queue that disappears while its retry waits.
+ * Where a retry goes and when: per-message TTLs, delays beyond the largest tier, queues
+ * sharing an exchange, and a work queue that disappears while its retry waits.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -73,7 +73,8 @@ class TierRoutingIntegrationTests {
 		registry.add("test.vanishing-queue", () -> VANISHING_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 400ms, 1013ms");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "3");
 		registry.add("retry.defaults.delays", () -> "1013ms");
@@ -86,8 +87,6 @@ class TierRoutingIntegrationTests {
 
 	@Autowired
 	RabbitListenerEndpointRegistry endpoints;
-
-
 
 	@AfterAll
 	static void deleteExchange() {
@@ -104,12 +103,10 @@ class TierRoutingIntegrationTests {
 		}
 	}
 
-
-
-
 	@Test
 	void messageWithPerMessageTtlShorterThanItsTierStillWaitsTheWholeDelay() {
-		// With its own 300 ms expiration kept, the message would leave the 1 s tier after 300 ms.
+		// With its own 300 ms expiration kept, the message would leave the 1 s tier after
+		// 300 ms.
 		String id = Messages.publish(queues.broker(), "", TTL_QUEUE, "fail:1", "300");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 		assertThat(this.recorder.count(id)).isEqualTo(2);
@@ -131,7 +128,8 @@ class TierRoutingIntegrationTests {
 	void retryReturnsOnlyToTheQueueThatFailedNotToOtherQueuesBoundToTheSameExchange() {
 		String id = Messages.publish(queues.broker(), FANOUT, "", "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded("failing:" + id));
-		await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5))
+		await().during(Duration.ofMillis(1500))
+			.atMost(Duration.ofSeconds(5))
 			.until(() -> this.recorder.count("healthy:" + id) == 1);
 		assertThat(this.recorder.count("failing:" + id)).isEqualTo(2);
 	}
@@ -140,9 +138,9 @@ class TierRoutingIntegrationTests {
 	void retryWhoseWorkQueueWasDeletedEndsInTheParkingLotAsUnroutable() {
 		String id = Messages.publish(queues.broker(), "", VANISHING_QUEUE, "always");
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
-		// The retry is being forwarded to wait 1 s in a tier; its queue goes away meanwhile. (A
-		// synchronous stop waits for the consumer's receive timeout, long enough for the retry to come
-		// back into the queue before it is deleted.)
+		// The retry is being forwarded to wait 1 s in a tier; its queue goes away
+		// meanwhile. (A synchronous stop waits for the consumer's receive timeout, long
+		// enough for the retry to come back into the queue before it is deleted.)
 		this.endpoints.getListenerContainer("vanishing-" + ID).stop(() -> {
 		});
 		queues.broker().deleteQueue(VANISHING_QUEUE);

@@ -27,8 +27,8 @@ class RetryEventMetricsTests {
 
 	@Test
 	void aScheduledRetryIsCountedWithItsTier() {
-		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "10s", Duration.ofSeconds(10),
-				Instant.now(), "com.acme.PaymentDeclinedException", "m-1"));
+		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "10s", Duration.ofSeconds(10), Instant.now(),
+				"com.acme.PaymentDeclinedException", "m-1"));
 
 		assertThat(count("orders", "retried", "10s", "none", "PaymentDeclinedException")).isEqualTo(1);
 	}
@@ -57,10 +57,10 @@ class RetryEventMetricsTests {
 
 	@Test
 	void aFailedForwardIsCountedWithTheTierItWasFor() {
-		this.metrics.onForwardFailed(new ForwardFailedEvent("orders", 0, "retry.delay.1m", "java.io.IOException",
-				"nacked", null));
-		this.metrics.onForwardFailed(new ForwardFailedEvent("orders", 5, "retry.parking-lot", "java.io.IOException",
-				"timed out", null));
+		this.metrics.onForwardFailed(
+				new ForwardFailedEvent("orders", 0, "retry.delay.1m", "java.io.IOException", "nacked", null));
+		this.metrics.onForwardFailed(
+				new ForwardFailedEvent("orders", 5, "retry.parking-lot", "java.io.IOException", "timed out", null));
 
 		assertThat(count("orders", "forward-failed", "1m", "none", "IOException")).isEqualTo(1);
 		assertThat(count("orders", "forward-failed", "none", "none", "IOException")).isEqualTo(1);
@@ -68,8 +68,8 @@ class RetryEventMetricsTests {
 
 	@Test
 	void everyCounterHasTheSameTagKeysAndADescription() {
-		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "10s", Duration.ofSeconds(10),
-				Instant.now(), "java.io.IOException", null));
+		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "10s", Duration.ofSeconds(10), Instant.now(),
+				"java.io.IOException", null));
 		this.metrics.onMessageParked(new MessageParkedEvent("orders", 3, ParkedReason.EXHAUSTED, "", null));
 
 		assertThat(this.registry.get(RetryEventMetrics.MESSAGES).meters()).hasSize(2).allSatisfy((meter) -> {

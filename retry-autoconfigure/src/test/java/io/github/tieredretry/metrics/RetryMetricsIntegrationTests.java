@@ -2,7 +2,6 @@ package io.github.tieredretry.metrics;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.github.tieredretry.annotation.RetryableListener;
@@ -11,15 +10,16 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.RetryTopology;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.search.RequiredSearch;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -37,24 +37,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Retry metrics recorded by a running application against the real broker: counters after a known
- * scenario, the recovery timer, and the depth gauges.
+ * Retry metrics recorded by a running application against the real broker: counters after
+ * a known scenario, the recovery timer, and the depth gauges.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @RabbitIntegrationTest
 @DirtiesContext
 class RetryMetricsIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("metrics");
 
-	static final String QUEUE = "metrics-" + ID;
+	static final String QUEUE = queues.name("work");
 
-	static final String SLOW_QUEUE = "metrics-slow-" + ID;
+	static final String SLOW_QUEUE = queues.name("slow");
 
-	static final String PARKING_LOT = "metrics-parking-" + ID;
+	static final String PARKING_LOT = queues.name("parking");
 
-	/** A tier no other test uses: its depth is this class's alone, and messages stay in it long enough to see. */
-	static final String SLOW_TIER_QUEUE = RetryTopology.TIER_QUEUE_PREFIX + "47s";
+	/**
+	 * A tier no other test uses: its depth is this class's alone, and messages stay in it
+	 * long enough to see.
+	 */
+	static final String SLOW_TIER_QUEUE = queues.owned(RetryTopology.TIER_QUEUE_PREFIX + "47s");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -62,7 +66,8 @@ class RetryMetricsIntegrationTests {
 		registry.add("test.slow-queue", () -> SLOW_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "200ms, 500ms, 47s");
-		// Tier names that other suites share on the test broker, where they are classic queues.
+		// Tier names that other suites share on the test broker, where they are classic
+		// queues.
 		registry.add("retry.queue-type", () -> "classic");
 		registry.add("retry.defaults.max-retries", () -> "2");
 		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
@@ -88,13 +93,6 @@ class RetryMetricsIntegrationTests {
 		this.broker.close();
 	}
 
-	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(QUEUE, SLOW_QUEUE, PARKING_LOT, SLOW_TIER_QUEUE).forEach(client::deleteQueue);
-		}
-	}
-
 	@Test
 	void countersAndTimerDescribeAKnownScenario() {
 		List<String> recovering = List.of(Messages.publish(this.broker, "", QUEUE, "fail:2"),
@@ -102,8 +100,9 @@ class RetryMetricsIntegrationTests {
 		Messages.publish(this.broker, "", QUEUE, "always");
 		Messages.publish(this.broker, "", QUEUE, "reject");
 
-		// Each fail:2 message: retried via 200ms, then 500ms, then recovered. The always-failing one: retried
-		// via 200ms and 500ms, then parked as exhausted. The rejected one: parked at once as not retryable.
+		// Each fail:2 message: retried via 200ms, then 500ms, then recovered. The
+		// always-failing one: retried via 200ms and 500ms, then parked as exhausted. The
+		// rejected one: parked at once as not retryable.
 		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
 			assertThat(recovering).allMatch(this.recorder::succeeded);
 			assertThat(count("retried", "200ms", "none", "IllegalStateException")).isEqualTo(3);

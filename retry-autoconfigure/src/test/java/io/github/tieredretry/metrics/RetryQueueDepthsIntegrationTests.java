@@ -6,12 +6,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
-import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterAll;
@@ -19,14 +19,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link RetryQueueDepths} against the real broker: depths of existing queues, missing queues, and the
- * cache that keeps scrapes from reaching the broker.
+ * {@link RetryQueueDepths} against the real broker: depths of existing queues, missing
+ * queues, and the cache that keeps scrapes from reaching the broker.
  */
 class RetryQueueDepthsIntegrationTests {
 
@@ -35,9 +36,12 @@ class RetryQueueDepthsIntegrationTests {
 
 	static final Duration MISSING_TIER = Duration.ofMillis(7927);
 
-	static final String PARKING_LOT = "depths-parking-" + UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("depths");
 
-	static final String FIRST_TIER_QUEUE = RetryTopology.tierQueueName(FIRST_TIER);
+	static final String PARKING_LOT = queues.name("parking");
+
+	static final String FIRST_TIER_QUEUE = queues.owned(RetryTopology.tierQueueName(FIRST_TIER));
 
 	static CachingConnectionFactory connectionFactory;
 
@@ -58,11 +62,7 @@ class RetryQueueDepthsIntegrationTests {
 	}
 
 	@AfterAll
-	static void deleteQueues() {
-		try (BrokerClient client = new BrokerClient()) {
-			client.deleteQueue(FIRST_TIER_QUEUE);
-			client.deleteQueue(PARKING_LOT);
-		}
+	static void closeConnections() {
 		connectionFactory.destroy();
 	}
 
@@ -71,8 +71,8 @@ class RetryQueueDepthsIntegrationTests {
 		this.broker = new BrokerClient();
 		this.broker.purge(FIRST_TIER_QUEUE);
 		this.broker.purge(PARKING_LOT);
-		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(FIRST_TIER, MISSING_TIER)),
-				QueueType.CLASSIC, PARKING_LOT);
+		RetryTopology topology = new RetryTopology(TierLadder.of(List.of(FIRST_TIER, MISSING_TIER)), QueueType.CLASSIC,
+				PARKING_LOT);
 		this.depths = new RetryQueueDepths(connectionFactory, topology, Duration.ofSeconds(5), this.clock);
 	}
 

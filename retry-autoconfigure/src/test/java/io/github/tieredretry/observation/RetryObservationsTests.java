@@ -19,7 +19,8 @@ import org.springframework.amqp.rabbit.support.micrometer.RabbitMessageReceiverC
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryObservations} and the default conventions, without a broker or a tracer.
+ * Tests for {@link RetryObservations} and the default conventions, without a broker or a
+ * tracer.
  */
 class RetryObservationsTests {
 

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link TraceHeaders}: the trace context a message carries, read without a tracer.
+ * Tests for {@link TraceHeaders}: the trace context a message carries, read without a
+ * tracer.
  */
 class TraceHeadersTests {
 

@@ -47,8 +47,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * One trace from a message's first attempt to its last, against a real broker, with Spring Boot's OpenTelemetry
- * tracing (spans kept in memory) and Spring AMQP's listener and template observations enabled.
+ * One trace from a message's first attempt to its last, against a real broker, with
+ * Spring Boot's OpenTelemetry tracing (spans kept in memory) and Spring AMQP's listener
+ * and template observations enabled.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -94,7 +95,10 @@ class TracingAcrossRetriesIntegrationTests {
 	@Autowired
 	RabbitTemplate rabbitTemplate;
 
-	/** Not a bean: Spring Boot would also hand every span to it in batches, and each would be there twice. */
+	/**
+	 * Not a bean: Spring Boot would also hand every span to it in batches, and each would
+	 * be there twice.
+	 */
 	static final InMemorySpanExporter spans = InMemorySpanExporter.create();
 
 	@Autowired
@@ -114,7 +118,8 @@ class TracingAcrossRetriesIntegrationTests {
 		List<SpanData> trace = awaitTrace(id, (spans) -> processing(spans).size() == 3 && forwards(spans).size() == 2);
 		List<SpanData> processing = processing(trace);
 		List<SpanData> forwards = forwards(trace);
-		SpanData sent = trace.stream().filter((span) -> span.getKind() == SpanKind.PRODUCER && !forwards.contains(span))
+		SpanData sent = trace.stream()
+			.filter((span) -> span.getKind() == SpanKind.PRODUCER && !forwards.contains(span))
 			.findFirst()
 			.orElseThrow();
 		assertThat(processing.get(0).getParentSpanId()).as("attempt 1 continues the producer's trace")
@@ -132,10 +137,13 @@ class TracingAcrossRetriesIntegrationTests {
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(OUTCOME)).containsOnly("retried");
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(EXCEPTION))
 			.containsOnly("IllegalStateException");
-		assertThat(this.meters.get("rabbitmq.retry.forward").tag("queue", QUEUE).tag("tier", "331ms")
-			.tag("outcome", "retried").tag("error", "none").timer().count())
-			.as("Spring Boot's metrics handler times the same observations")
-			.isPositive();
+		assertThat(this.meters.get("rabbitmq.retry.forward")
+			.tag("queue", QUEUE)
+			.tag("tier", "331ms")
+			.tag("outcome", "retried")
+			.tag("error", "none")
+			.timer()
+			.count()).as("Spring Boot's metrics handler times the same observations").isPositive();
 	}
 
 	@Test
@@ -150,25 +158,24 @@ class TracingAcrossRetriesIntegrationTests {
 		assertThat(park.getName()).isEqualTo(QUEUE + " park");
 		assertThat(park.getAttributes().get(AttributeKey.stringKey("reason"))).isEqualTo("exhausted");
 
-		ReplayResult replayed = this.parkingLot.replayMatching(
-				new ParkedMessageFilter(null, null, null, null, null, null, id), null);
+		ReplayResult replayed = this.parkingLot
+			.replayMatching(new ParkedMessageFilter(null, null, null, null, null, null, id), null);
 		assertThat(replayed.moved()).isEqualTo(1);
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
 
 		SpanData replay = await().atMost(Duration.ofSeconds(10))
 			.until(() -> spans.getFinishedSpanItems()
 				.stream()
-				.filter((span) -> span.getName().equals(QUEUE + " replay") && id.equals(span.getAttributes().get(MESSAGE_ID)))
+				.filter((span) -> span.getName().equals(QUEUE + " replay")
+						&& id.equals(span.getAttributes().get(MESSAGE_ID)))
 				.findFirst()
 				.orElse(null), (span) -> span != null);
 		assertThat(replay.getTraceId()).as("a new trace, not the days-old parked one").isNotEqualTo(park.getTraceId());
 		assertThat(replay.getParentSpanId()).isEqualTo(SpanId.getInvalid());
-		assertThat(replay.getLinks()).extracting(LinkData::getSpanContext)
-			.singleElement()
-			.satisfies((linked) -> {
-				assertThat(linked.getTraceId()).isEqualTo(park.getTraceId());
-				assertThat(linked.getSpanId()).isEqualTo(park.getSpanId());
-			});
+		assertThat(replay.getLinks()).extracting(LinkData::getSpanContext).singleElement().satisfies((linked) -> {
+			assertThat(linked.getTraceId()).isEqualTo(park.getTraceId());
+			assertThat(linked.getSpanId()).isEqualTo(park.getSpanId());
+		});
 		assertThat(replay.getAttributes().get(OUTCOME)).isEqualTo("replayed");
 		SpanData processedAfterReplay = await().atMost(Duration.ofSeconds(10))
 			.until(() -> processing(spansOf(replay.getTraceId())), (spans) -> spans.size() == 1)
@@ -193,7 +200,8 @@ class TracingAcrossRetriesIntegrationTests {
 		assertThat(forward.getTraceId()).isEqualTo(traceId);
 		assertThat(forward.getParentSpanId()).isEqualTo(producerSpanId);
 		InvocationRecorder.Invocation retried = this.recorder.of(id).get(1);
-		assertThat(String.valueOf(retried.header("traceparent"))).isEqualTo("00-" + traceId + "-" + forward.getSpanId() + "-01");
+		assertThat(String.valueOf(retried.header("traceparent")))
+			.isEqualTo("00-" + traceId + "-" + forward.getSpanId() + "-01");
 		assertThat(retried.header("b3")).as("a stale header of another format would be read first").isNull();
 		assertThat(spansOf(traceId)).as("no processing spans: the container does not observe")
 			.noneMatch((span) -> span.getKind() == SpanKind.CONSUMER);
@@ -208,7 +216,10 @@ class TracingAcrossRetriesIntegrationTests {
 		return id;
 	}
 
-	/** The spans of the trace a message's forward spans belong to, once they pass the check. */
+	/**
+	 * The spans of the trace a message's forward spans belong to, once they pass the
+	 * check.
+	 */
 	private List<SpanData> awaitTrace(String messageId, java.util.function.Predicate<List<SpanData>> complete) {
 		return await().atMost(Duration.ofSeconds(15)).until(() -> {
 			String traceId = spans.getFinishedSpanItems()
@@ -234,8 +245,10 @@ class TracingAcrossRetriesIntegrationTests {
 	}
 
 	private static List<SpanData> forwards(List<SpanData> spans) {
-		return spans.stream().filter((span) -> span.getAttributes().get(OUTCOME) != null
-				&& span.getKind() == SpanKind.PRODUCER && !span.getName().endsWith(" replay")).toList();
+		return spans.stream()
+			.filter((span) -> span.getAttributes().get(OUTCOME) != null && span.getKind() == SpanKind.PRODUCER
+					&& !span.getName().endsWith(" replay"))
+			.toList();
 	}
 
 	@SpringBootConfiguration
@@ -244,7 +257,8 @@ class TracingAcrossRetriesIntegrationTests {
 
 		@Bean
 		SpanProcessor inMemorySpanProcessor() {
-			// Exported as each span ends, not in batches: the test sees a span as soon as it has ended.
+			// Exported as each span ends, not in batches: the test sees a span as soon as
+			// it has ended.
 			return SimpleSpanProcessor.create(spans);
 		}
 

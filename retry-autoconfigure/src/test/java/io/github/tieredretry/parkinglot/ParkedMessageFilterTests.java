@@ -28,8 +28,8 @@ class ParkedMessageFilterTests {
 
 	@Test
 	void everyCriterionThatIsSetMustMatch() {
-		assertThat(filter("orders", "0123456789ab", "PaymentTimeoutException", "exhausted", "order-1").matches(this.message))
-			.isTrue();
+		assertThat(filter("orders", "0123456789ab", "PaymentTimeoutException", "exhausted", "order-1")
+			.matches(this.message)).isTrue();
 		assertThat(filter("payments", null, null, null, null).matches(this.message)).isFalse();
 		assertThat(filter(null, "ba9876543210", null, null, null).matches(this.message)).isFalse();
 		assertThat(filter(null, null, "TimeoutException", null, null).matches(this.message)).as("a whole simple name")

@@ -14,12 +14,13 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.observation.RetryObservations;
-import io.github.tieredretry.testsupport.TestForwarding;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestForwarding;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterAll;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
@@ -36,26 +38,31 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link ParkingLotService} against the real broker: nothing is ever lost, peeking changes nothing, and
- * replay and purge touch exactly the messages they were asked to.
+ * {@link ParkingLotService} against the real broker: nothing is ever lost, peeking
+ * changes nothing, and replay and purge touch exactly the messages they were asked to.
  */
 class ParkingLotServiceIntegrationTests {
 
-	static final String ID = UUID.randomUUID().toString().substring(0, 8);
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("parkinglot");
 
-	static final String PARKING_LOT = "parkinglot-service-" + ID;
+	static final String PARKING_LOT = queues.name("service");
 
-	static final String QUORUM_PARKING_LOT = "parkinglot-service-quorum-" + ID;
+	static final String QUORUM_PARKING_LOT = queues.name("service-quorum");
 
-	static final String ORDERS = "parkinglot-orders-" + ID;
+	static final String ORDERS = queues.name("orders");
 
-	static final String PAYMENTS = "parkinglot-payments-" + ID;
+	static final String PAYMENTS = queues.name("payments");
 
-	static final String GONE = "parkinglot-gone-" + ID;
+	/** Never declared: the origin queue of a parked message whose queue is gone. */
+	static final String GONE = queues.name("gone");
 
 	static final Instant NOW = Instant.parse("2026-03-01T10:15:30Z");
 
-	/** Replays as fast as the broker confirms, in small batches so that every replay takes several passes. */
+	/**
+	 * Replays as fast as the broker confirms, in small batches so that every replay takes
+	 * several passes.
+	 */
 	static final ReplaySettings FAST = new ReplaySettings(100_000, 2);
 
 	static CachingConnectionFactory connectionFactory;
@@ -81,9 +88,6 @@ class ParkingLotServiceIntegrationTests {
 
 	@AfterAll
 	static void disconnect() {
-		try (BrokerClient client = new BrokerClient()) {
-			List.of(PARKING_LOT, QUORUM_PARKING_LOT, ORDERS, PAYMENTS).forEach(client::deleteQueue);
-		}
 		connectionFactory.destroy();
 		confirmingConnectionFactory.destroy();
 	}
@@ -163,7 +167,8 @@ class ParkingLotServiceIntegrationTests {
 		PeekResult peek = service(QUORUM_PARKING_LOT).peek(null, 2);
 
 		assertThat(peek.messages()).extracting(ParkedMessage::messageId).containsExactlyElementsOf(ids.subList(0, 2));
-		// Where a quorum queue puts requeued messages depends on the broker version: only the set is asserted.
+		// Where a quorum queue puts requeued messages depends on the broker version: only
+		// the set is asserted.
 		assertThat(drainIds(QUORUM_PARKING_LOT)).containsExactlyInAnyOrderElementsOf(ids);
 	}
 
@@ -344,8 +349,8 @@ class ParkingLotServiceIntegrationTests {
 		assertThat(timeouts.sampleMessageId()).isEqualTo(ids.get(0));
 		assertThat(timeouts.firstParkedAt()).isEqualTo(NOW.minusSeconds(50));
 		assertThat(timeouts.lastParkedAt()).isEqualTo(NOW.minusSeconds(10));
-		assertThat(this.parkingLot.peek(new ParkedMessageFilter(null, timeouts.id(), null, null, null, null, null), 10,
-				100)
+		assertThat(this.parkingLot
+			.peek(new ParkedMessageFilter(null, timeouts.id(), null, null, null, null, null), 10, 100)
 			.messages()).extracting(ParkedMessage::messageId).containsExactly(ids.get(0), ids.get(2), ids.get(4));
 		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids);
 	}
@@ -367,7 +372,8 @@ class ParkingLotServiceIntegrationTests {
 	@Test
 	void peekShowsTheStackTraceAndTheOtherHeadersAndFiltersByExceptionReasonTimeAndId() {
 		Map<String, Object> headers = parkedHeaders(ORDERS);
-		headers.put(RetryHeaders.STACK_TRACE, "java.lang.IllegalStateException: payment service down\n\tat Payments.charge");
+		headers.put(RetryHeaders.STACK_TRACE,
+				"java.lang.IllegalStateException: payment service down\n\tat Payments.charge");
 		String traced = publish(PARKING_LOT, "traced", headers);
 		Map<String, Object> timedOut = parkedHeaders(ORDERS);
 		timedOut.put(RetryHeaders.PARKED_REASON, "timeout");
@@ -375,7 +381,8 @@ class ParkingLotServiceIntegrationTests {
 		String old = publish(PARKING_LOT, "old", timedOut);
 
 		ParkedMessage message = this.parkingLot
-			.peek(ParkedMessageFilter.parse(null, null, "IllegalStateException", "exhausted", null, null, traced), 5, 100)
+			.peek(ParkedMessageFilter.parse(null, null, "IllegalStateException", "exhausted", null, null, traced), 5,
+					100)
 			.messages()
 			.get(0);
 
@@ -383,10 +390,13 @@ class ParkingLotServiceIntegrationTests {
 		assertThat(message.headers()).containsEntry("tenant", "acme")
 			.containsEntry(RetryHeaders.QUEUE, ORDERS)
 			.doesNotContainKey(RetryHeaders.STACK_TRACE);
-		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, "timeout", null, null, null))).containsExactly(old);
-		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, null, null, NOW.minusSeconds(60).toString(), null)))
+		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, "timeout", null, null, null)))
 			.containsExactly(old);
-		assertThat(peekIds(ParkedMessageFilter.parse(null, null, null, null, NOW.minusSeconds(60).toString(), null, null)))
+		assertThat(
+				peekIds(ParkedMessageFilter.parse(null, null, null, null, null, NOW.minusSeconds(60).toString(), null)))
+			.containsExactly(old);
+		assertThat(
+				peekIds(ParkedMessageFilter.parse(null, null, null, null, NOW.minusSeconds(60).toString(), null, null)))
 			.containsExactly(traced);
 	}
 
@@ -402,8 +412,8 @@ class ParkingLotServiceIntegrationTests {
 		}
 		String group = this.parkingLot.peek(null, 1).messages().get(0).group();
 
-		ReplayResult result = this.parkingLot.replayMatching(new ParkedMessageFilter(null, group, null, null, null, null,
-				null), null);
+		ReplayResult result = this.parkingLot
+			.replayMatching(new ParkedMessageFilter(null, group, null, null, null, null, null), null);
 
 		assertThat(result.moved()).isEqualTo(5);
 		assertThat(result.scanned()).as("each message looked at once, over three passes of two").isEqualTo(7);
@@ -421,8 +431,8 @@ class ParkingLotServiceIntegrationTests {
 		ids.add(publish(PARKING_LOT, "orphan", orphan));
 		ids.add(park(PARKING_LOT, ORDERS, "order 2"));
 
-		ReplayPreview replay = this.parkingLot.previewReplay(ParkedMessageFilter.parse(null, null, null, "exhausted",
-				null, null, null), null, 100);
+		ReplayPreview replay = this.parkingLot
+			.previewReplay(ParkedMessageFilter.parse(null, null, null, "exhausted", null, null, null), null, 100);
 		PurgeResult purge = this.parkingLot.previewPurge(ParkedMessageFilter.forQueue(ORDERS), 100);
 
 		assertThat(replay.wouldMove()).isEqualTo(3);
@@ -443,8 +453,8 @@ class ParkingLotServiceIntegrationTests {
 		String otherTimeout = park(PARKING_LOT, ORDERS, "java.io.IOException", "order 2 timed out", 60);
 		String group = this.parkingLot.peek(null, 1).messages().get(0).group();
 
-		PurgeResult result = this.parkingLot.purgeMatching(new ParkedMessageFilter(null, group, null, null, null, null,
-				null));
+		PurgeResult result = this.parkingLot
+			.purgeMatching(new ParkedMessageFilter(null, group, null, null, null, null, null));
 
 		assertThat(result.purged()).isEqualTo(2);
 		assertThat(result.scanned()).isEqualTo(3);
@@ -464,7 +474,8 @@ class ParkingLotServiceIntegrationTests {
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
 
 		assertThat(result.moved()).isEqualTo(6);
-		assertThat(took).as("five intervals of 50 ms between six publishes").isGreaterThanOrEqualTo(Duration.ofMillis(250));
+		assertThat(took).as("five intervals of 50 ms between six publishes")
+			.isGreaterThanOrEqualTo(Duration.ofMillis(250));
 	}
 
 	@Test
@@ -501,10 +512,11 @@ class ParkingLotServiceIntegrationTests {
 
 	@Test
 	void operationsOnAMissingParkingLotFailWithItsName() {
-		ParkingLotService missing = service("parkinglot-missing-" + ID);
+		String queue = queues.name("missing");
+		ParkingLotService missing = service(queue);
 
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> missing.peek(null, 5))
-			.withMessageContaining("parkinglot-missing-" + ID);
+			.withMessageContaining(queue);
 	}
 
 	private ParkingLotService service(String queue) {

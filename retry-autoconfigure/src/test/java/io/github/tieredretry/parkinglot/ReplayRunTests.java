@@ -20,8 +20,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link ReplayRun} on an in-memory parking lot that behaves like a classic queue read with
- * {@code basic.get}: kept messages go back to their place at the end of a pass, removed ones are gone.
+ * Tests for {@link ReplayRun} on an in-memory parking lot that behaves like a classic
+ * queue read with {@code basic.get}: kept messages go back to their place at the end of a
+ * pass, removed ones are gone.
  */
 class ReplayRunTests {
 
@@ -59,7 +60,8 @@ class ReplayRunTests {
 		};
 
 		ReplayRun run = new ReplayRun(this.parkingLot::pass, stoppingAfterTwo, ParkedMessageFilter.ALL, null,
-				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
+				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED,
+				Clock.fixed(NOW, ZoneOffset.UTC));
 		ReplayResult result = run.run();
 
 		assertThat(result.moved()).isEqualTo(2);
@@ -79,7 +81,8 @@ class ReplayRunTests {
 		};
 
 		ReplayRun run = new ReplayRun(this.parkingLot::pass, blockedAfterOne, ParkedMessageFilter.forQueue("orders"),
-				null, new ReplaySettings(1_000_000, 100), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
+				null, new ReplaySettings(1_000_000, 100), this.control, RetryObservations.DISABLED,
+				Clock.fixed(NOW, ZoneOffset.UTC));
 		ReplayResult result = run.run();
 
 		assertThat(result.moved()).isEqualTo(1);
@@ -111,7 +114,8 @@ class ReplayRunTests {
 		};
 
 		ReplayResult result = new ReplayRun(this.parkingLot::pass, parkedAgainAtOnce, ParkedMessageFilter.ALL, null,
-				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC))
+				new ReplaySettings(1_000_000, 1), this.control, RetryObservations.DISABLED,
+				Clock.fixed(NOW, ZoneOffset.UTC))
 			.run();
 
 		assertThat(result.moved()).isEqualTo(2);
@@ -119,13 +123,17 @@ class ReplayRunTests {
 	}
 
 	private ReplayResult run(ParkedMessageFilter filter, Integer limit, int batchSize) {
-		ParkingLotService.Replayer recording = (queue, properties, body) -> this.published.add(properties.getMessageId());
+		ParkingLotService.Replayer recording = (queue, properties, body) -> this.published
+			.add(properties.getMessageId());
 		return new ReplayRun(this.parkingLot::pass, recording, filter, limit, new ReplaySettings(1_000_000, batchSize),
 				this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC))
 			.run();
 	}
 
-	/** A queue read with basic.get: what a pass keeps is, in order, at the head for the next pass. */
+	/**
+	 * A queue read with basic.get: what a pass keeps is, in order, at the head for the
+	 * next pass.
+	 */
 	static final class InMemoryParkingLot {
 
 		final List<GetResponse> messages = new ArrayList<>();
@@ -143,9 +151,8 @@ class ReplayRunTests {
 				Map<String, Object> headers = new LinkedHashMap<>();
 				headers.put(RetryHeaders.QUEUE, idsAndQueues[i + 1]);
 				headers.put(RetryHeaders.PARKED_REASON, "exhausted");
-				this.messages.add(response(new AMQP.BasicProperties.Builder().messageId(idsAndQueues[i])
-					.headers(headers)
-					.build()));
+				this.messages.add(response(
+						new AMQP.BasicProperties.Builder().messageId(idsAndQueues[i]).headers(headers).build()));
 			}
 		}
 
@@ -190,7 +197,8 @@ class ReplayRunTests {
 		}
 
 		private GetResponse response(AMQP.BasicProperties properties) {
-			return new GetResponse(new Envelope(++this.deliveryTag, false, "", "parking-lot"), properties, new byte[0], 0);
+			return new GetResponse(new Envelope(++this.deliveryTag, false, "", "parking-lot"), properties, new byte[0],
+					0);
 		}
 
 	}

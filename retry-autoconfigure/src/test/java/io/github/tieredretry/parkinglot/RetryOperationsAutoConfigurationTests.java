@@ -29,9 +29,10 @@ import org.springframework.context.annotation.Configuration;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryOperationsAutoConfiguration}, which the parking-lot service and the queue depths
- * come from, and for the whole observability set-up backing off when Actuator and Micrometer are absent.
- * No broker is touched: the application points at a port nothing listens on.
+ * Tests for {@link RetryOperationsAutoConfiguration}, which the parking-lot service and
+ * the queue depths come from, and for the whole observability set-up backing off when
+ * Actuator and Micrometer are absent. No broker is touched: the application points at a
+ * port nothing listens on.
  */
 class RetryOperationsAutoConfigurationTests {
 
@@ -70,7 +71,8 @@ class RetryOperationsAutoConfigurationTests {
 
 	@Test
 	void parkingLotOperationsRemainWhenActuatorAndMicrometerAreAbsent() {
-		// Imported like an application does, so that Spring Boot's class filter applies before any condition.
+		// Imported like an application does, so that Spring Boot's class filter applies
+		// before any condition.
 		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
 			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
 					"retry.parking-lot=operations-autoconfiguration-parking-lot")

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
@@ -17,15 +18,15 @@ class RetryDeciderTests {
 
 	private static final Instant NOW = Instant.parse("2025-06-01T12:00:00Z");
 
-	private static final TierLadder TIERS = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
-			Duration.ofSeconds(30), Duration.ofMinutes(2)));
+	private static final TierLadder TIERS = TierLadder
+		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(2)));
 
 	@Test
 	void firstFailureSchedulesTheFirstRetryAfterTheFirstDelay() {
 		RetryDecider decider = decider(TIERS, delays(3, "1s", "5s", "20s"));
 		FailureDecision decision = decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW);
-		assertThat(decision).isEqualTo(new FailureDecision.Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1),
-				NOW.plusSeconds(1), NOW));
+		assertThat(decision).isEqualTo(
+				new FailureDecision.Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1), NOW.plusSeconds(1), NOW));
 	}
 
 	@Test
@@ -36,8 +37,8 @@ class RetryDeciderTests {
 			.isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(5), Duration.ofSeconds(5), NOW.plusSeconds(5),
 					firstFailure));
 		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW.minusSeconds(1)), true, NOW))
-			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(20), Duration.ofSeconds(5),
-					NOW.plusSeconds(20), firstFailure));
+			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(20), Duration.ofSeconds(5), NOW.plusSeconds(20),
+					firstFailure));
 	}
 
 	@Test
@@ -118,8 +119,8 @@ class RetryDeciderTests {
 		RetryDecider decider = decider(TIERS, withTimeout(5, Duration.ofSeconds(30), "10s"));
 		FailureDecision decision = decider.afterFailure(new RetryState(1, NOW.plus(Duration.ofDays(365)), null), true,
 				NOW);
-		assertThat(decision).isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(10), Duration.ofSeconds(5),
-				NOW.plusSeconds(10), NOW));
+		assertThat(decision).isEqualTo(
+				new FailureDecision.Retry(2, Duration.ofSeconds(10), Duration.ofSeconds(5), NOW.plusSeconds(10), NOW));
 	}
 
 	@Test
@@ -134,8 +135,9 @@ class RetryDeciderTests {
 	@Test
 	void exponentialDelaysStartWithTheTierTheirCompositionStartsWith() {
 		RetryDecider decider = decider(TIERS, exponential(6, Duration.ofSeconds(1), 2.0, Duration.ofMinutes(1)));
-		assertThat(List.of(0L, 1L, 2L, 3L, 4L, 5L)).map((retries) -> (FailureDecision.Retry) decider
-			.afterFailure(new RetryState(retries, NOW, null), true, NOW))
+		assertThat(List.of(0L, 1L, 2L, 3L, 4L, 5L))
+			.map((retries) -> (FailureDecision.Retry) decider.afterFailure(new RetryState(retries, NOW, null), true,
+					NOW))
 			.extracting(FailureDecision.Retry::delay, FailureDecision.Retry::tier)
 			.containsExactly(tuple(1, 1), tuple(2, 1), tuple(4, 5), tuple(8, 5), tuple(16, 5), tuple(32, 30));
 	}
@@ -144,8 +146,8 @@ class RetryDeciderTests {
 	void delayLongerThanTheLargestTierGoesThroughTheLargestTier() {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		RetryDecider decider = decider(tiers, delays(3, "12s"));
-		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW)).isEqualTo(new FailureDecision.Retry(1,
-				Duration.ofSeconds(12), Duration.ofSeconds(5), NOW.plusSeconds(12), NOW));
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW)).isEqualTo(
+				new FailureDecision.Retry(1, Duration.ofSeconds(12), Duration.ofSeconds(5), NOW.plusSeconds(12), NOW));
 	}
 
 	@Test
@@ -187,8 +189,7 @@ class RetryDeciderTests {
 	void dueTimeFurtherAheadThanThePolicysLongestDelayIsIgnored() {
 		RetryDecider decider = decider(TIERS, delays(3, "1s", "12s"));
 		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusMillis(12_001)), NOW)).isNull();
-		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plus(Duration.ofDays(3650))), NOW))
-			.isNull();
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plus(Duration.ofDays(3650))), NOW)).isNull();
 		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(12)), NOW))
 			.isEqualTo(Duration.ofSeconds(5));
 	}
@@ -203,13 +204,13 @@ class RetryDeciderTests {
 	void hopsNeverDeliverBeforeTheDueTimeAndAreLateByAtMostTheSmallestTier() {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		for (long delayMillis = 0; delayMillis <= 60_000; delayMillis += 700) {
-			RetryDecider decider = decider(tiers,
-					new EffectiveRetryPolicy(1, List.of(Duration.ofMillis(delayMillis)), Duration.ofSeconds(1), 2.0,
-							Duration.ofHours(1), 0, null, List.of(), List.of()));
+			RetryDecider decider = decider(tiers, new EffectiveRetryPolicy(1, List.of(Duration.ofMillis(delayMillis)),
+					Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null, List.of(), List.of()));
 			FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
 					NOW);
 			RetryState state = new RetryState(1, retry.firstFailure(), retry.due());
-			// The message leaves its first tier when the tier's TTL expires, then hops until it is due.
+			// The message leaves its first tier when the tier's TTL expires, then hops
+			// until it is due.
 			Instant arrival = NOW.plus(retry.tier());
 			int hops = 0;
 			Duration hop = decider.tierForEarlyArrival(state, arrival);
@@ -228,7 +229,8 @@ class RetryDeciderTests {
 		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		RetryDecider decider = decider(tiers, delays(1, "12s"));
 		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
-		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; at 10s (2s left) -> 1s; at 11s -> 1s; at 12s -> listener.
+		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; at 10s (2s left) -> 1s; at 11s ->
+		// 1s; at 12s -> listener.
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(5))).isEqualTo(Duration.ofSeconds(5));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(11))).isEqualTo(Duration.ofSeconds(1));
@@ -249,14 +251,13 @@ class RetryDeciderTests {
 
 	private static EffectiveRetryPolicy withTimeout(int maxRetries, Duration timeout, String... delays) {
 		List<Duration> durations = Arrays.stream(delays)
-			.map((delay) -> Duration.parse("PT" + delay.toUpperCase()))
+			.map((delay) -> Duration.parse("PT" + delay.toUpperCase(Locale.ROOT)))
 			.toList();
 		return new EffectiveRetryPolicy(maxRetries, durations, Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
 				timeout, List.of(), List.of());
 	}
 
-	private static EffectiveRetryPolicy exponential(int maxRetries, Duration initial, double multiplier,
-			Duration max) {
+	private static EffectiveRetryPolicy exponential(int maxRetries, Duration initial, double multiplier, Duration max) {
 		return new EffectiveRetryPolicy(maxRetries, List.of(), initial, multiplier, max, 0, null, List.of(), List.of());
 	}
 

@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  */
 class TierLadderTests {
 
-	private final TierLadder ladder = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
-			Duration.ofSeconds(30), Duration.ofMinutes(2)));
+	private final TierLadder ladder = TierLadder
+		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(2)));
 
 	@Test
 	void tierNamesUseTheLargestWholeUnit() {
@@ -188,7 +188,8 @@ class TierLadderTests {
 
 	@Test
 	void absurdlyLongTierIsReportedAsAProblemRatherThanThrowing() {
-		// Duration.toNanos() and toMillis() overflow for these: the check must still name the problem.
+		// Duration.toNanos() and toMillis() overflow for these: the check must still name
+		// the problem.
 		assertThat(TierLadder.problemWith(List.of(Duration.ofDays(200_000))))
 			.contains("longer than RabbitMQ's maximum message TTL");
 		assertThat(TierLadder.problemWith(List.of(Duration.ofSeconds(Long.MAX_VALUE))))

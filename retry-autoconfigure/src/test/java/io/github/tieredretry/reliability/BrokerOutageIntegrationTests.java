@@ -7,38 +7,43 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The broker unreachable, at startup and in the middle of a retry storm, through proxies in front of
- * the test broker (which other suites share, so it is never restarted here): the application starts,
- * no message is acked without its forward confirmed, consumers pause instead of looping, and
- * everything recovers when the broker is back.
+ * The broker unreachable, at startup and in the middle of a retry storm, through proxies
+ * in front of the test broker (which other suites share, so it is never restarted here):
+ * the application starts, no message is acked without its forward confirmed, consumers
+ * pause instead of looping, and everything recovers when the broker is back.
  */
 class BrokerOutageIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("outage");
 
-	static final String WORK = topology.queue("outage-work");
+	static final TestQueues.Topology topology = queues.topology();
 
-	static final String LIMITED = topology.queue("limited");
+	static final String WORK = queues.name("work");
 
-	static final String LIMITED_WITH_DEAD_LETTERS = topology.queue("limited-dlx");
+	static final String LIMITED = queues.name("limited");
 
-	static final String DEAD_LETTERS = topology.queue("dead-letters");
+	static final String LIMITED_WITH_DEAD_LETTERS = queues.name("limited-dlx");
+
+	static final String DEAD_LETTERS = queues.name("dead-letters");
 
 	TcpProxy consumerProxy;
 
@@ -61,16 +66,12 @@ class BrokerOutageIntegrationTests {
 		this.broker.close();
 	}
 
-	@AfterAll
-	static void deleteQueues() {
-		topology.delete(WORK, LIMITED, LIMITED_WITH_DEAD_LETTERS, DEAD_LETTERS);
-	}
-
 	@Test
 	void applicationStartsWithoutTheBrokerAndDeclaresTheRetryTopologyWhenItComesBack() {
-		// Tiers and queues of its own: nothing of the topology may exist before the broker comes back.
-		IsolatedTopology fresh = new IsolatedTopology();
-		String work = fresh.queue("late-work");
+		// Tiers and queues of its own: nothing of the topology may exist before the
+		// broker comes back.
+		TestQueues.Topology fresh = queues.topology();
+		String work = queues.name("late-work");
 		this.consumerProxy.cut();
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties(fresh, work))) {
 			assertThat(app.isRunning()).isTrue();
@@ -78,14 +79,13 @@ class BrokerOutageIntegrationTests {
 
 			this.consumerProxy.restore();
 
-			await().atMost(Duration.ofSeconds(30)).until(() -> this.broker.queueExists(work)
-					&& this.broker.queueExists(fresh.shortTierQueue()) && this.broker.queueExists(fresh.parkingLot()));
-			String id = publish(work, "fail-once");
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> this.broker.queueExists(work) && this.broker.queueExists(fresh.shortTierQueue())
+						&& this.broker.queueExists(fresh.parkingLot()));
+			String id = publish(work, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().successes(id) == 1);
-			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
-		}
-		finally {
-			fresh.delete(work);
+			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+				.containsExactly(0L, 1L);
 		}
 	}
 
@@ -97,15 +97,16 @@ class BrokerOutageIntegrationTests {
 			this.publisherProxy.cut();
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 50; i++) {
-				ids.add(publish(WORK, "fail-once"));
+				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> !app.events().forwardFailures.isEmpty());
 			Instant windowStart = Instant.now();
-			// Consumers still receive, forwards cannot reach the broker: every failure waits out a pause
-			// before its message goes back, instead of spinning through redeliveries. The failures of one
-			// outage are one episode at a time (here 0.1 s, 0.2 s, 0.4 s, then 0.5 s each), so in 4 s each
-			// message is tried again about ten times at most; a hot loop would try it hundreds of times.
+			// Consumers still receive, forwards cannot reach the broker: every failure
+			// waits out a pause before its message goes back, instead of spinning through
+			// redeliveries. The failures of one outage are one episode at a time (here
+			// 0.1 s, 0.2 s, 0.4 s, then 0.5 s each), so in 4 s each message is tried
+			// again about ten times at most; a hot loop would try it hundreds of times.
 			await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
 			Instant windowEnd = Instant.now();
 			Map<String, Long> attemptsDuringOutage = ids.stream()
@@ -116,8 +117,8 @@ class BrokerOutageIntegrationTests {
 					.count()));
 			assertThat(attemptsDuringOutage.values()).as("attempts per message in 4 s without forwarding")
 				.allSatisfy((attempts) -> assertThat(attempts).isLessThanOrEqualTo(12));
-			// The requeues are nacks, never rejects: RabbitMQ 4.3 counts a reject towards a quorum work
-			// queue's delivery limit, and these messages are not at fault.
+			// The requeues are nacks, never rejects: RabbitMQ 4.3 counts a reject towards
+			// a quorum work queue's delivery limit, and these messages are not at fault.
 			assertThat(app.frames().requeueingNacks()).isPositive();
 			assertThat(app.frames().rejects()).isZero();
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isZero());
@@ -144,14 +145,16 @@ class BrokerOutageIntegrationTests {
 			this.publisherProxy.cut();
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 25; i++) {
-				ids.add(publish(WORK, "fail-once"));
+				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
-			// The forwards of every failed message fail together: one outage, one episode.
+			// The forwards of every failed message fail together: one outage, one
+			// episode.
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 25);
 			this.publisherProxy.restore();
 			Instant restored = Instant.now();
 
-			// Counted one failure at a time, 25 failures doubled the pause up to 15 s before anything moved again.
+			// Counted one failure at a time, 25 failures doubled the pause up to 15 s
+			// before anything moved again.
 			await().atMost(Duration.ofSeconds(8))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) == 1));
 			assertThat(Duration.between(restored, Instant.now())).isLessThan(Duration.ofSeconds(8));
@@ -163,7 +166,8 @@ class BrokerOutageIntegrationTests {
 		Map<String, Object> properties = properties();
 		properties.put("retry.publish.failure-initial-pause", "8s");
 		properties.put("retry.publish.failure-max-pause", "8s");
-		// One message per consumer: each fails before any consumer pauses for the first failed forward.
+		// One message per consumer: each fails before any consumer pauses for the first
+		// failed forward.
 		properties.put("test.concurrency", 5);
 		properties.put("spring.rabbitmq.listener.simple.prefetch", 1);
 		List<String> ids = new ArrayList<>();
@@ -172,14 +176,15 @@ class BrokerOutageIntegrationTests {
 		try {
 			this.publisherProxy.cut();
 			for (int i = 0; i < 5; i++) {
-				ids.add(publish(WORK, "fail-once"));
+				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 5);
 		}
 		finally {
 			app.close();
 		}
-		// Not left to the closing channel (which RabbitMQ 4.3 counts as a failed delivery): nacked first.
+		// Not left to the closing channel (which RabbitMQ 4.3 counts as a failed
+		// delivery): nacked first.
 		assertThat(frames.requeueingNacks()).isGreaterThanOrEqualTo(5);
 		assertThat(frames.rejects()).isZero();
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.broker.count(WORK) == 5);
@@ -191,7 +196,7 @@ class BrokerOutageIntegrationTests {
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 200; i++) {
-				ids.add(publish(WORK, "fail-once"));
+				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().total() >= 50);
 
@@ -215,16 +220,19 @@ class BrokerOutageIntegrationTests {
 		properties.put("test.dead-letters", DEAD_LETTERS);
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
 			this.publisherProxy.cut();
-			String dropped = publish(LIMITED, "fail-once");
-			String deadLettered = publish(LIMITED_WITH_DEAD_LETTERS, "fail-once");
+			String dropped = publish(LIMITED, "fail-until-retry:1");
+			String deadLettered = publish(LIMITED_WITH_DEAD_LETTERS, "fail-until-retry:1");
 
-			// Each failed forward requeues the message, and the quorum queue counts every requeue as a
-			// delivery: past the limit the broker removes the message, whatever the application does.
-			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().count(dropped) == 3
-					&& app.deliveries().count(deadLettered) == 3 && this.broker.count(DEAD_LETTERS) == 1);
+			// Each failed forward requeues the message, and the quorum queue counts every
+			// requeue as a delivery: past the limit the broker removes the message,
+			// whatever the application does.
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> app.deliveries().count(dropped) == 3 && app.deliveries().count(deadLettered) == 3
+						&& this.broker.count(DEAD_LETTERS) == 1);
 			this.publisherProxy.restore();
 
-			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(5))
 				.until(() -> app.deliveries().count(dropped) == 3 && app.deliveries().successes(dropped) == 0);
 			assertThat(this.broker.count(LIMITED)).isZero();
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
@@ -237,7 +245,7 @@ class BrokerOutageIntegrationTests {
 		return properties(topology, WORK);
 	}
 
-	private static Map<String, Object> properties(IsolatedTopology topology, String workQueue) {
+	private static Map<String, Object> properties(TestQueues.Topology topology, String workQueue) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("test.work", workQueue);
 		properties.put("retry.parking-lot", topology.parkingLot());
@@ -255,7 +263,7 @@ class BrokerOutageIntegrationTests {
 		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
 			.deliveryMode(2)
 			.contentType("text/plain")
-			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.headers(Map.of(Script.HEADER, script))
 			.build();
 		this.broker.publish("", queue, properties, "payload".getBytes(StandardCharsets.UTF_8));
 		return id;

@@ -11,26 +11,31 @@ import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What a listener can rely on: every message at least once; a second copy only in the two windows
- * where the starter cannot know whether the broker has its forward (a confirm that never arrives, a
- * connection lost between the confirm and the ack); retries overtaken by later messages; a
- * per-message TTL that never cuts a retry short.
+ * What a listener can rely on: every message at least once; a second copy only in the two
+ * windows where the starter cannot know whether the broker has its forward (a confirm
+ * that never arrives, a connection lost between the confirm and the ack); retries
+ * overtaken by later messages; a per-message TTL that never cuts a retry short.
  */
 class DeliveryGuaranteesIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("guarantees");
 
-	static final String WORK = topology.queue("guarantees-work");
+	static final TestQueues.Topology topology = queues.topology();
+
+	static final String WORK = queues.name("work");
 
 	TcpProxy consumerProxy;
 
@@ -53,21 +58,17 @@ class DeliveryGuaranteesIntegrationTests {
 		this.broker.close();
 	}
 
-	@AfterAll
-	static void deleteQueues() {
-		topology.delete(WORK);
-	}
-
 	@Test
 	void forwardWhoseConfirmNeverArrivesLeavesTheOriginalInItsQueueSoTheRetryRunsTwice() {
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties())) {
 			// The forwarding connection is open and works...
-			String warmUp = publish("fail-once", null);
+			String warmUp = publish("fail-until-retry:1", null);
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(warmUp) == 1);
 
-			// ...then the network stalls on the way back: the forward reaches its tier, its confirm does not.
+			// ...then the network stalls on the way back: the forward reaches its tier,
+			// its confirm does not.
 			this.publisherProxy.freezeDownstream();
-			String id = publish("fail-once", null);
+			String id = publish("fail-until-retry:1", null);
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().count(id) == 1);
 			await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(2)).until(() -> true);
 			this.publisherProxy.thaw();
@@ -76,7 +77,8 @@ class DeliveryGuaranteesIntegrationTests {
 			assertThat(app.events().forwardFailures).filteredOn((event) -> id.equals(event.messageId()))
 				.singleElement()
 				.satisfies((event) -> assertThat(event.cause()).contains("no confirm within"));
-			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+			await().during(Duration.ofSeconds(2))
+				.atMost(Duration.ofSeconds(3))
 				.until(() -> app.deliveries().successes(id) == 2);
 			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
@@ -90,13 +92,15 @@ class DeliveryGuaranteesIntegrationTests {
 			AtomicBoolean frozen = new AtomicBoolean();
 			app.deliveries().onInvocation((messageId, invocation) -> {
 				if (id.equals(messageId) && frozen.compareAndSet(false, true)) {
-					// From the first (failing) attempt on, nothing the consumer sends reaches the broker: the
-					// forward is confirmed on the publisher connection, the original's ack is held back.
+					// From the first (failing) attempt on, nothing the consumer sends
+					// reaches the broker: the forward is confirmed on the publisher
+					// connection, the original's ack is held back.
 					this.consumerProxy.freezeUpstream();
 				}
 			});
-			publish(id, "fail-once", null);
-			// The retry's event is published after the original's ack was sent (into the frozen connection).
+			publish(id, "fail-until-retry:1", null);
+			// The retry's event is published after the original's ack was sent (into the
+			// frozen connection).
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> app.events().scheduled.stream().anyMatch((event) -> id.equals(event.messageId())));
 			// The consumer's connection dies with the ack undelivered.
@@ -107,7 +111,8 @@ class DeliveryGuaranteesIntegrationTests {
 			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().successes(id) == 2);
 			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
-			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3))
+			await().during(Duration.ofSeconds(2))
+				.atMost(Duration.ofSeconds(3))
 				.until(() -> app.deliveries().successes(id) == 2);
 		}
 	}
@@ -115,7 +120,7 @@ class DeliveryGuaranteesIntegrationTests {
 	@Test
 	void retriedMessageIsOvertakenByMessagesPublishedAfterIt() {
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
-			String first = publish("fail-once", null);
+			String first = publish("fail-until-retry:1", null);
 			String second = publish("ok", null);
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(first) == 1);
@@ -126,7 +131,7 @@ class DeliveryGuaranteesIntegrationTests {
 	@Test
 	void perMessageTtlShorterThanTheTierNeitherDropsNorHastensTheRetry() {
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
-			String id = publish("fail-once", "50");
+			String id = publish("fail-until-retry:1", "50");
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(id) == 1);
 			InvocationRecorder.Invocation retry = app.deliveries().of(id).get(1);
@@ -161,7 +166,7 @@ class DeliveryGuaranteesIntegrationTests {
 			.deliveryMode(2)
 			.contentType("text/plain")
 			.expiration(expiration)
-			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.headers(Map.of(Script.HEADER, script))
 			.build();
 		this.broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
 	}

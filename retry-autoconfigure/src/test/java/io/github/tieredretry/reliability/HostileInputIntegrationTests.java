@@ -19,9 +19,13 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -42,24 +46,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Payloads the converter rejects and {@code retry-*} headers that come from outside with wrong types or
- * values: none may crash the consumer, loop, hold a message beyond its policy, or grow the headers
- * towards the broker's {@code frame_max}.
+ * Payloads the converter rejects and {@code retry-*} headers that come from outside with
+ * wrong types or values: none may crash the consumer, loop, hold a message beyond its
+ * policy, or grow the headers towards the broker's {@code frame_max}.
  */
 @SpringBootTest
 @RabbitIntegrationTest
 @DirtiesContext
 class HostileInputIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("hostile");
 
-	static final String SCRIPTED = topology.queue("scripted");
+	static final TestQueues.Topology topology = queues.topology();
 
-	static final String SERIALIZED = topology.queue("serialized");
+	static final String SCRIPTED = queues.name("scripted");
 
-	static final String TEXT = topology.queue("text");
+	static final String SERIALIZED = queues.name("serialized");
 
-	static final String HUGE_ERRORS = topology.queue("huge-errors");
+	static final String TEXT = queues.name("text");
+
+	static final String HUGE_ERRORS = queues.name("huge-errors");
 
 	static final int MAX_RETRIES = 2;
 
@@ -129,10 +136,11 @@ class HostileInputIntegrationTests {
 	@ParameterizedTest(name = "retry-count {0}")
 	@MethodSource("unusableRetryCounts")
 	void retryCountThatIsNotAUsableNumberCountsAsNoRetryYet(Object retryCount) {
-		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("fail", retryCount)));
+		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("always", retryCount)));
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
-		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L, 2L);
 		BrokerClient.Received parkedMessage = this.parked.single(id);
 		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parkedMessage.header(RetryHeaders.COUNT)).isEqualTo(String.valueOf(MAX_RETRIES));
@@ -140,7 +148,7 @@ class HostileInputIntegrationTests {
 
 	@Test
 	void hugeRetryCountParksAFailingMessageAtItsFirstFailureWithoutOverflowing() {
-		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("fail", Long.MAX_VALUE)));
+		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("always", Long.MAX_VALUE)));
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
 		assertThat(this.deliveries.count(id)).isOne();
@@ -154,7 +162,8 @@ class HostileInputIntegrationTests {
 		String id = publish(SCRIPTED, textMessage(ownRetryHeaders("ok", Long.MAX_VALUE)));
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.successes(id) == 1);
-		await().during(topology.longTier()).atMost(topology.longTier().plusSeconds(3))
+		await().during(topology.longTier())
+			.atMost(topology.longTier().plusSeconds(3))
 			.until(() -> this.deliveries.count(id) == 1 && !this.parked.contains(id));
 	}
 
@@ -165,20 +174,24 @@ class HostileInputIntegrationTests {
 		Instant published = Instant.now();
 		String id = publish(SCRIPTED, textMessage(headers));
 
-		// Held back, it would wait at least one long tier (the largest) before the listener saw it.
+		// Held back, it would wait at least one long tier (the largest) before the
+		// listener saw it.
 		await().atMost(topology.longTier().minusMillis(500)).until(() -> this.deliveries.successes(id) == 1);
 		assertThat(Duration.between(published, this.deliveries.firstSuccess(id))).isLessThan(topology.longTier());
-		assertThat(this.deliveries.of(id)).singleElement().extracting(InvocationRecorder.Invocation::retryCount).isEqualTo(1L);
+		assertThat(this.deliveries.of(id)).singleElement()
+			.extracting(InvocationRecorder.Invocation::retryCount)
+			.isEqualTo(1L);
 	}
 
 	@Test
 	void retryDueYearsAheadGivesWayToThePolicysDelayWhenTheRetryFailsAgain() {
-		Map<String, Object> headers = ownRetryHeaders("fail", 1);
+		Map<String, Object> headers = ownRetryHeaders("always", 1);
 		headers.put(RetryHeaders.DUE, Instant.now().plus(3650, ChronoUnit.DAYS).toEpochMilli());
 		String id = publish(SCRIPTED, textMessage(headers));
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.parked.contains(id));
-		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(1L, 2L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(1L, 2L);
 		assertThat(this.deliveries.gaps(id)).singleElement()
 			.satisfies((gap) -> assertThat(gap).isGreaterThanOrEqualTo(topology.shortTier())
 				.isLessThan(topology.longTier()));
@@ -206,7 +219,7 @@ class HostileInputIntegrationTests {
 
 	@Test
 	void oneMegabyteExceptionMessageAndItsStackTraceKeepTheHeadersFarBelowFrameMax() throws IOException {
-		String id = publish(HUGE_ERRORS, scripted("fail"));
+		String id = publish(HUGE_ERRORS, scripted("always"));
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
 		BrokerClient.Received parkedMessage = this.parked.single(id);
@@ -220,8 +233,9 @@ class HostileInputIntegrationTests {
 		int frameMax = this.broker.channel().getConnection().getFrameMax();
 		int headerFrameSize = encodedHeaderFrameSize(parkedMessage);
 		assertThat(frameMax).isPositive();
-		// Every header, ours and the producer's, in one content-header frame: well under frame_max (the
-		// limits count characters; a 3-byte UTF-8 character is the worst case, about 27 KB in all).
+		// Every header, ours and the producer's, in one content-header frame: well under
+		// frame_max (the limits count characters; a 3-byte UTF-8 character is the worst
+		// case, about 27 KB in all).
 		assertThat(headerFrameSize).as("encoded content header of the parked message (frame_max %d)", frameMax)
 			.isLessThan(frameMax / 4)
 			.isLessThan(32 * 1024);
@@ -229,11 +243,12 @@ class HostileInputIntegrationTests {
 
 	@Test
 	void stackTraceHeaderShowsWhereTheFailureHappenedEvenWhenItsMessageIsHuge() {
-		String id = publish(HUGE_ERRORS, scripted("fail"));
+		String id = publish(HUGE_ERRORS, scripted("always"));
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.parked.contains(id));
 		String stackTrace = this.parked.single(id).header(RetryHeaders.STACK_TRACE);
-		// A stack trace header made of nothing but the 1 MB message would say nothing about the failure.
+		// A stack trace header made of nothing but the 1 MB message would say nothing
+		// about the failure.
 		assertThat(stackTrace).hasSizeLessThanOrEqualTo(8000)
 			.contains("\tat " + Listeners.class.getName() + ".deepFailure(");
 	}
@@ -257,24 +272,29 @@ class HostileInputIntegrationTests {
 	}
 
 	private static AMQP.BasicProperties.Builder scripted(String script) {
-		return textMessage(Map.of(ScriptedListener.SCRIPT, script));
+		return textMessage(Map.of(Script.HEADER, script));
 	}
 
 	private static AMQP.BasicProperties.Builder textMessage(Map<String, Object> headers) {
 		return properties().contentType("text/plain").headers(headers);
 	}
 
-	/** Retry headers as if this starter had written them for the scripted queue, with a given count. */
+	/**
+	 * Retry headers as if this starter had written them for the scripted queue, with a
+	 * given count.
+	 */
 	private static Map<String, Object> ownRetryHeaders(String script, Object retryCount) {
 		Map<String, Object> headers = new LinkedHashMap<>();
-		headers.put(ScriptedListener.SCRIPT, script);
+		headers.put(Script.HEADER, script);
 		headers.put(RetryHeaders.QUEUE, SCRIPTED);
 		headers.put(RetryHeaders.COUNT, retryCount);
 		headers.put(RetryHeaders.FIRST_FAILURE, Instant.now().minusSeconds(1).toEpochMilli());
 		return headers;
 	}
 
-	/** Thrown by the huge-errors listener: a 1 MB message, a 1 MB cause, and a deep stack. */
+	/**
+	 * Thrown by the huge-errors listener: a 1 MB message, a 1 MB cause, and a deep stack.
+	 */
 	static class HugeFailure extends RuntimeException {
 
 		HugeFailure(String message, Throwable cause) {
@@ -286,11 +306,6 @@ class HostileInputIntegrationTests {
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class App {
-
-		@Bean
-		QueueCleanup queueCleanup() {
-			return new QueueCleanup(topology, SCRIPTED, SERIALIZED, TEXT, HUGE_ERRORS);
-		}
 
 		@Bean
 		InvocationRecorder deliveries() {
@@ -324,21 +339,16 @@ class HostileInputIntegrationTests {
 
 	}
 
-	static class Listeners {
-
-		private final InvocationRecorder deliveries;
-
-		private final ScriptedListener scripted;
+	static class Listeners extends ScriptedListener {
 
 		Listeners(InvocationRecorder deliveries) {
-			this.deliveries = deliveries;
-			this.scripted = new ScriptedListener(deliveries);
+			super(deliveries);
 		}
 
 		@RabbitListener(queues = "${test.scripted}")
 		@RetryableListener
 		void onScripted(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.serialized}")
@@ -356,7 +366,7 @@ class HostileInputIntegrationTests {
 		@RabbitListener(queues = "${test.huge-errors}")
 		@RetryableListener
 		void onHugeErrors(Message message) {
-			this.deliveries.record(message, false);
+			this.recorder.record(message, false);
 			throw deepFailure(200);
 		}
 

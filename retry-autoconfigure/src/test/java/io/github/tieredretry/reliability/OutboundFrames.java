@@ -9,9 +9,9 @@ import com.rabbitmq.client.Method;
 import com.rabbitmq.client.TrafficListener;
 
 /**
- * Records the AMQP methods an application sends, as they go on the wire: which requeues are
- * {@code basic.nack} and which {@code basic.reject} (RabbitMQ 4.3 counts a reject, not a nack, towards a
- * quorum queue's delivery limit).
+ * Records the AMQP methods an application sends, as they go on the wire: which requeues
+ * are {@code basic.nack} and which {@code basic.reject} (RabbitMQ 4.3 counts a reject,
+ * not a nack, towards a quorum queue's delivery limit).
  */
 final class OutboundFrames implements TrafficListener {
 

@@ -15,7 +15,11 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -33,19 +37,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A message that arrives with headers close to the broker's {@code frame_max} (legal: the broker took
- * it) and then fails: the failure headers the starter adds must not push the forward over the limit,
- * or the forward can never succeed and the message circles between its queue and the listener forever.
- * In a context of its own, closed afterwards, so that such a message cannot slow down other tests.
+ * A message that arrives with headers close to the broker's {@code frame_max} (legal: the
+ * broker took it) and then fails: the failure headers the starter adds must not push the
+ * forward over the limit, or the forward can never succeed and the message circles
+ * between its queue and the listener forever. In a context of its own, closed afterwards,
+ * so that such a message cannot slow down other tests.
  */
 @SpringBootTest
 @RabbitIntegrationTest
 @DirtiesContext
 class OversizedHeadersIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("big-headers");
 
-	static final String WORK = topology.queue("big-headers");
+	static final TestQueues.Topology topology = queues.topology();
+
+	static final String WORK = queues.name("work");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -82,7 +90,7 @@ class OversizedHeadersIntegrationTests {
 	/** Properties whose encoded content header is about {@code size} bytes. */
 	private static AMQP.BasicProperties propertiesFilling(String id, int size) throws IOException {
 		Map<String, Object> headers = new LinkedHashMap<>();
-		headers.put(ScriptedListener.SCRIPT, "fail");
+		headers.put(Script.HEADER, "always");
 		headers.put("filler", "");
 		AMQP.BasicProperties empty = build(id, headers);
 		int overhead = ((AMQContentHeader) empty).toFrame(1, 7).size();
@@ -103,11 +111,6 @@ class OversizedHeadersIntegrationTests {
 	static class App {
 
 		@Bean
-		QueueCleanup queueCleanup() {
-			return new QueueCleanup(topology, WORK);
-		}
-
-		@Bean
 		InvocationRecorder deliveries() {
 			return new InvocationRecorder();
 		}
@@ -119,23 +122,21 @@ class OversizedHeadersIntegrationTests {
 
 		@Bean
 		Listener listener(InvocationRecorder deliveries) {
-			return new Listener(new ScriptedListener(deliveries));
+			return new Listener(deliveries);
 		}
 
 	}
 
-	static class Listener {
+	static class Listener extends ScriptedListener {
 
-		private final ScriptedListener scripted;
-
-		Listener(ScriptedListener scripted) {
-			this.scripted = scripted;
+		Listener(InvocationRecorder deliveries) {
+			super(deliveries);
 		}
 
 		@RabbitListener(queues = "${test.work}")
 		@RetryableListener
 		void onMessage(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 	}

@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestBroker;
 import org.jspecify.annotations.Nullable;
 
@@ -23,10 +24,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
- * A retryable application whose broker connections go through {@link TcpProxy proxies} that a test
- * breaks: the listener containers' connection through one, and optionally the forwarding publisher's
- * connection through another, so that forwards can fail while consumers still receive. Started per
- * test, because some tests need the broker gone before the application starts.
+ * A retryable application whose broker connections go through {@link TcpProxy proxies}
+ * that a test breaks: the listener containers' connection through one, and optionally the
+ * forwarding publisher's connection through another, so that forwards can fail while
+ * consumers still receive. Started per test, because some tests need the broker gone
+ * before the application starts.
  */
 final class ProxiedApplication implements AutoCloseable {
 
@@ -39,8 +41,9 @@ final class ProxiedApplication implements AutoCloseable {
 	/**
 	 * Start the application.
 	 * @param consumerProxy the proxy of the application's own connection
-	 * @param publisherProxy the proxy of the forwarding connection, or {@code null} for the same
-	 * connection settings as the application (then through {@code consumerProxy} too)
+	 * @param publisherProxy the proxy of the forwarding connection, or {@code null} for
+	 * the same connection settings as the application (then through {@code consumerProxy}
+	 * too)
 	 * @param properties test and {@code retry.*} properties
 	 * @return the running application
 	 */
@@ -128,7 +131,8 @@ final class ProxiedApplication implements AutoCloseable {
 		@Bean
 		@ConditionalOnProperty("test.limited")
 		Queue limitedQueue(@Value("${test.limited}") String name) {
-			// A quorum queue with a delivery limit, as RabbitMQ 4 gives every quorum queue (20 there).
+			// A quorum queue with a delivery limit, as RabbitMQ 4 gives every quorum
+			// queue (20 there).
 			return new Queue(name, true, false, false, Map.of("x-queue-type", "quorum", "x-delivery-limit", 2));
 		}
 
@@ -149,10 +153,13 @@ final class ProxiedApplication implements AutoCloseable {
 		@Bean
 		@ConditionalOnProperty("test.limited")
 		LimitedListeners limitedListeners(InvocationRecorder deliveries) {
-			return new LimitedListeners(new ScriptedListener(deliveries));
+			return new LimitedListeners(deliveries);
 		}
 
-		/** Forwards through a proxy of their own, so that a test can break forwarding alone. */
+		/**
+		 * Forwards through a proxy of their own, so that a test can break forwarding
+		 * alone.
+		 */
 		@Bean(name = TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, defaultCandidate = false)
 		@ConditionalOnProperty("test.publisher-port")
 		CachingConnectionFactory tieredRetryPublisherConnectionFactory(@Value("${test.publisher-port}") int port,
@@ -168,46 +175,42 @@ final class ProxiedApplication implements AutoCloseable {
 
 		@Bean
 		Listeners listeners(InvocationRecorder deliveries) {
-			return new Listeners(new ScriptedListener(deliveries));
+			return new Listeners(deliveries);
 		}
 
 	}
 
-	static class Listeners {
+	static class Listeners extends ScriptedListener {
 
-		private final ScriptedListener scripted;
-
-		Listeners(ScriptedListener scripted) {
-			this.scripted = scripted;
+		Listeners(InvocationRecorder deliveries) {
+			super(deliveries);
 		}
 
 		@RabbitListener(queues = "${test.work}", concurrency = "${test.concurrency:1}")
-		@RetryableListener(noRetryOn = ScriptedListener.PermanentFailure.class)
+		@RetryableListener(noRetryOn = IllegalArgumentException.class)
 		void onWork(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 	}
 
 	/** Listeners of quorum work queues with a delivery limit. */
-	static class LimitedListeners {
+	static class LimitedListeners extends ScriptedListener {
 
-		private final ScriptedListener scripted;
-
-		LimitedListeners(ScriptedListener scripted) {
-			this.scripted = scripted;
+		LimitedListeners(InvocationRecorder deliveries) {
+			super(deliveries);
 		}
 
 		@RabbitListener(queues = "${test.limited}")
 		@RetryableListener
 		void onLimited(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 		@RabbitListener(queues = "${test.limited-with-dead-letters}")
 		@RetryableListener
 		void onLimitedWithDeadLetters(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 	}

@@ -10,27 +10,27 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
-import org.junit.jupiter.api.AfterAll;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The connection that forwards failed messages: one long-lived connection, whatever the application's
- * connection cache mode.
+ * The connection that forwards failed messages: one long-lived connection, whatever the
+ * application's connection cache mode.
  */
 class PublisherConnectionIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("publisher-connection");
 
-	static final String WORK = topology.queue("connection-mode-work");
+	static final TestQueues.Topology topology = queues.topology();
 
-	@AfterAll
-	static void deleteQueues() {
-		topology.delete(WORK);
-	}
+	static final String WORK = queues.name("work");
 
 	@Test
 	void forwardsShareOneConnectionEvenWhenTheApplicationCachesConnections() {
@@ -44,16 +44,17 @@ class PublisherConnectionIntegrationTests {
 		try (TcpProxy proxy = new TcpProxy(upstream.host(), upstream.port());
 				ProxiedApplication app = ProxiedApplication.start(proxy, null, properties);
 				BrokerClient broker = new BrokerClient()) {
-			String warmUp = publish(broker, "fail-once");
+			String warmUp = publish(broker, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(10)).until(() -> broker.count(topology.parkingLot()) == 1);
 			int connectionsBefore = proxy.accepted();
 
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 100; i++) {
-				ids.add(publish(broker, "fail-once"));
+				ids.add(publish(broker, "fail-until-retry:1"));
 			}
 			await().atMost(Duration.ofSeconds(30)).until(() -> broker.count(topology.parkingLot()) == 101);
-			// In CONNECTION cache mode every forward used to open a connection of its own and never close it.
+			// In CONNECTION cache mode every forward used to open a connection of its own
+			// and never close it.
 			assertThat(proxy.accepted() - connectionsBefore).as("connections opened by 100 forwards").isZero();
 			assertThat(warmUp).isNotNull();
 		}
@@ -63,7 +64,7 @@ class PublisherConnectionIntegrationTests {
 		String id = UUID.randomUUID().toString();
 		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
 			.deliveryMode(2)
-			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.headers(Map.of(Script.HEADER, script))
 			.build();
 		broker.publish("", WORK, properties, "x".getBytes(StandardCharsets.UTF_8));
 		return id;

@@ -14,9 +14,13 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -35,20 +39,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Queues of the retry topology, or a work queue, deleted (or replaced) while the application runs:
- * forwarding declares what is missing and carries on, or refuses and keeps the message; a retry whose
- * work queue is gone ends in the parking lot.
+ * Queues of the retry topology, or a work queue, deleted (or replaced) while the
+ * application runs: forwarding declares what is missing and carries on, or refuses and
+ * keeps the message; a retry whose work queue is gone ends in the parking lot.
  */
 @SpringBootTest
 @RabbitIntegrationTest
 @DirtiesContext
 class QueueDeletionIntegrationTests {
 
-	static final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("deletion");
 
-	static final String WORK = topology.queue("work");
+	static final TestQueues.Topology topology = queues.topology();
 
-	static final String DOOMED = topology.queue("doomed");
+	static final String WORK = queues.name("work");
+
+	static final String DOOMED = queues.name("doomed");
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
@@ -91,10 +98,11 @@ class QueueDeletionIntegrationTests {
 	void deletedTierQueueIsDeclaredAgainByTheNextForward() {
 		this.broker.deleteQueue(topology.shortTierQueue());
 
-		String id = publish(WORK, "fail-once");
+		String id = publish(WORK, "fail-until-retry:1");
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.successes(id) == 1);
-		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
+		assertThat(this.deliveries.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L);
 		assertThat(this.broker.queueExists(topology.shortTierQueue())).isTrue();
 		assertThat(this.parked.copies(id)).isEmpty();
 	}
@@ -112,17 +120,20 @@ class QueueDeletionIntegrationTests {
 
 	@Test
 	void retryWaitingInATierWhenItsWorkQueueIsDeletedEndsInTheParkingLotAsUnroutable() {
-		String id = publish(DOOMED, "fail");
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.count(id) == 1
-				&& this.events.scheduled.stream().anyMatch((event) -> id.equals(event.messageId())));
+		String id = publish(DOOMED, "always");
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.deliveries.count(id) == 1
+					&& this.events.scheduled.stream().anyMatch((event) -> id.equals(event.messageId())));
 
-		// The application stops consuming the queue and an operator deletes it, retries still waiting.
+		// The application stops consuming the queue and an operator deletes it, retries
+		// still waiting.
 		this.endpoints.getListenerContainer("doomed").stop();
 		this.broker.deleteQueue(DOOMED);
 
 		await().atMost(topology.longTier().plusSeconds(10)).until(() -> this.parked.contains(id));
 		BrokerClient.Received parkedMessage = this.parked.single(id);
-		// The broker parked it (alternate exchange), so no reason header: readers infer 'unroutable'.
+		// The broker parked it (alternate exchange), so no reason header: readers infer
+		// 'unroutable'.
 		assertThat(parkedMessage.headers()).doesNotContainKey(RetryHeaders.PARKED_REASON);
 		assertThat(HeaderChanges.parkedReasonOf(parkedMessage.headers())).isEqualTo(ParkedReason.UNROUTABLE);
 		assertThat(parkedMessage.header(RetryHeaders.QUEUE)).isEqualTo(DOOMED);
@@ -134,17 +145,20 @@ class QueueDeletionIntegrationTests {
 
 	@Test
 	void tierQueueReplacedWithOtherArgumentsMakesForwardsFailWithoutLossAndWithoutAHotLoop() {
-		// Somebody deletes the tier and declares it again as another queue type (and without its binding).
+		// Somebody deletes the tier and declares it again as another queue type (and
+		// without its binding).
 		this.broker.deleteQueue(topology.shortTierQueue());
 		this.broker.declareQueue(topology.shortTierQueue(),
 				Map.of("x-queue-type", "quorum", "x-message-ttl", (int) topology.shortTier().toMillis()));
 		try {
-			String id = publish(WORK, "fail-once");
+			String id = publish(WORK, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.deliveries.count(id) >= 1);
 
-			// The forward can neither route nor heal the topology: the message must stay in its queue,
-			// reported as a failed forward, and the consumer must pause between attempts.
-			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4))
+			// The forward can neither route nor heal the topology: the message must stay
+			// in its queue, reported as a failed forward, and the consumer must pause
+			// between attempts.
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(4))
 				.until(() -> this.deliveries.successes(id) == 0);
 			assertThat(this.deliveries.count(id)).as("listener invocations in 3 s of failing forwards")
 				.isLessThanOrEqualTo(10);
@@ -164,7 +178,7 @@ class QueueDeletionIntegrationTests {
 		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
 			.deliveryMode(2)
 			.contentType("text/plain")
-			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.headers(Map.of(Script.HEADER, script))
 			.build();
 		this.broker.publish("", queue, properties, "payload".getBytes(StandardCharsets.UTF_8));
 		return id;
@@ -173,11 +187,6 @@ class QueueDeletionIntegrationTests {
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class App {
-
-		@Bean
-		QueueCleanup queueCleanup() {
-			return new QueueCleanup(topology, WORK, DOOMED);
-		}
 
 		@Bean
 		InvocationRecorder deliveries() {
@@ -201,29 +210,27 @@ class QueueDeletionIntegrationTests {
 
 		@Bean
 		Listeners listeners(InvocationRecorder deliveries) {
-			return new Listeners(new ScriptedListener(deliveries));
+			return new Listeners(deliveries);
 		}
 
 	}
 
-	static class Listeners {
+	static class Listeners extends ScriptedListener {
 
-		private final ScriptedListener scripted;
-
-		Listeners(ScriptedListener scripted) {
-			this.scripted = scripted;
+		Listeners(InvocationRecorder deliveries) {
+			super(deliveries);
 		}
 
 		@RabbitListener(queues = "${test.work}")
-		@RetryableListener(noRetryOn = ScriptedListener.PermanentFailure.class)
+		@RetryableListener(noRetryOn = IllegalArgumentException.class)
 		void onWork(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 		@RabbitListener(id = "doomed", queues = "${test.doomed}")
 		@RetryableListener(policy = "slow")
 		void onDoomed(Message message) {
-			this.scripted.handle(message);
+			run(message);
 		}
 
 	}

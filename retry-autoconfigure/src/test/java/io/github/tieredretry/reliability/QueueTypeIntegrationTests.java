@@ -12,33 +12,46 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Quorum tiers by default, and the documented way from classic to quorum tiers (docs/migration.md):
- * stop the applications, let the tiers drain into their work queues, replay what is parked, delete the
- * classic queues with {@code --if-empty}, start with quorum tiers. Nothing is lost on the way.
+ * Quorum tiers by default, and the documented way from classic to quorum tiers
+ * (docs/migration.md): stop the applications, let the tiers drain into their work queues,
+ * replay what is parked, delete the classic queues with {@code --if-empty}, start with
+ * quorum tiers. Nothing is lost on the way.
  */
 class QueueTypeIntegrationTests {
 
-	final IsolatedTopology topology = new IsolatedTopology();
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("queue-type");
 
-	final String work = this.topology.queue("queue-type-work");
+	/**
+	 * A topology per test: the migration deletes its queues and declares them again as
+	 * another type.
+	 */
+	final TestQueues.Topology topology = queues.topology();
+
+	String work;
 
 	TcpProxy proxy;
 
 	BrokerClient broker;
 
 	@BeforeEach
-	void connect() {
+	void connect(TestInfo test) {
+		this.work = queues.name(test.getTestMethod().orElseThrow().getName());
 		TestBroker upstream = TestBroker.get();
 		this.proxy = new TcpProxy(upstream.host(), upstream.port());
 		this.broker = new BrokerClient();
@@ -48,7 +61,6 @@ class QueueTypeIntegrationTests {
 	void cleanUp() {
 		this.proxy.close();
 		this.broker.close();
-		this.topology.delete(this.work);
 	}
 
 	@Test
@@ -60,7 +72,7 @@ class QueueTypeIntegrationTests {
 				.isTrue();
 			assertThat(this.broker.declaresEquivalently(this.topology.parkingLot(), quorum.parkingLotArguments()))
 				.isTrue();
-			String id = publish("fail-once");
+			String id = publish("fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().successes(id) == 1);
 		}
 	}
@@ -70,14 +82,16 @@ class QueueTypeIntegrationTests {
 		String parked;
 		String waiting;
 		try (ProxiedApplication classic = ProxiedApplication.start(this.proxy, null, properties("classic"))) {
-			parked = publish("fail");
+			parked = publish("always");
 			await().atMost(Duration.ofSeconds(20)).until(() -> this.broker.count(this.topology.parkingLot()) == 1);
-			waiting = publish("fail-once");
+			waiting = publish("fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.broker.count(this.topology.longTierQueue()) == 1);
 		}
-		// 1. The applications are stopped: the tiers drain into their work queues, nobody refills them.
-		await().atMost(Duration.ofSeconds(15)).until(() -> this.broker.count(this.topology.longTierQueue()) == 0
-				&& this.broker.count(this.topology.shortTierQueue()) == 0 && this.broker.count(this.work) == 1);
+		// 1. The applications are stopped: the tiers drain into their work queues, nobody
+		// refills them.
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> this.broker.count(this.topology.longTierQueue()) == 0
+					&& this.broker.count(this.topology.shortTierQueue()) == 0 && this.broker.count(this.work) == 1);
 		// 2. What is parked goes back to its queue (the endpoint's replay, by hand here).
 		for (BrokerClient.Received message : this.broker.drain(this.topology.parkingLot())) {
 			this.broker.publish("", this.work, withoutRetryState(message.properties()), message.body());
@@ -88,7 +102,8 @@ class QueueTypeIntegrationTests {
 			deleteIfEmpty(queue);
 			assertThat(this.broker.queueExists(queue)).as(queue).isFalse();
 		}
-		// 4. Start with quorum tiers: the drained retry runs, the replayed message starts a fresh cycle.
+		// 4. Start with quorum tiers: the drained retry runs, the replayed message starts
+		// a fresh cycle.
 		try (ProxiedApplication quorum = ProxiedApplication.start(this.proxy, null, properties(null))) {
 			await().atMost(Duration.ofSeconds(20)).until(() -> quorum.deliveries().successes(waiting) == 1);
 			assertThat(quorum.deliveries().of(waiting)).singleElement()
@@ -107,7 +122,8 @@ class QueueTypeIntegrationTests {
 		properties.put("retry.tiers", this.topology.tiers());
 		properties.put("retry.parking-lot", this.topology.parkingLot());
 		properties.put("retry.defaults.max-retries", 1);
-		// The long tier, so that a retry is still waiting in it when the application stops.
+		// The long tier, so that a retry is still waiting in it when the application
+		// stops.
 		properties.put("retry.defaults.delays", this.topology.longTier().toMillis() + "ms");
 		if (queueType != null) {
 			properties.put("retry.queue-type", queueType);
@@ -125,7 +141,7 @@ class QueueTypeIntegrationTests {
 		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
 			.deliveryMode(2)
 			.contentType("text/plain")
-			.headers(Map.of(ScriptedListener.SCRIPT, script))
+			.headers(Map.of(Script.HEADER, script))
 			.build();
 		this.broker.publish("", this.work, properties, "payload".getBytes(StandardCharsets.UTF_8));
 		return id;

@@ -13,14 +13,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A TCP proxy in front of the test broker that a test can break, so that an application loses its
- * broker without anybody touching the broker itself (which other tests share):
+ * A TCP proxy in front of the test broker that a test can break, so that an application
+ * loses its broker without anybody touching the broker itself (which other tests share):
  * <ul>
- * <li>{@link #cut()}: every proxied connection is closed and new ones are refused, like a broker that
- * went away; {@link #restore()} listens again on the same port;</li>
- * <li>{@link #freezeDownstream()}: bytes from the broker are held back (connections stay open), like a
- * network that stalls, so that publisher confirms never arrive; {@link #freezeUpstream()} holds back the
- * bytes to the broker, so that acks never arrive; {@link #thaw()} lets them through.</li>
+ * <li>{@link #cut()}: every proxied connection is closed and new ones are refused, like a
+ * broker that went away; {@link #restore()} listens again on the same port;</li>
+ * <li>{@link #freezeDownstream()}: bytes from the broker are held back (connections stay
+ * open), like a network that stalls, so that publisher confirms never arrive;
+ * {@link #freezeUpstream()} holds back the bytes to the broker, so that acks never
+ * arrive; {@link #thaw()} lets them through.</li>
  * </ul>
  */
 final class TcpProxy implements AutoCloseable {
@@ -96,7 +97,10 @@ final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	/** Hold back everything sent to the broker until {@link #thaw()} (or {@link #cut()}, which drops it). */
+	/**
+	 * Hold back everything sent to the broker until {@link #thaw()} (or {@link #cut()},
+	 * which drops it).
+	 */
 	void freezeUpstream() {
 		synchronized (this.frozenLock) {
 			this.upstreamFrozen = true;

@@ -7,12 +7,14 @@ import java.util.Map;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyConflictException;
 import io.github.tieredretry.topology.RetryTopologyConflictException.Conflict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -26,19 +28,24 @@ import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Queues that already exist with other arguments (left by an application with the other queue type, or
- * declared by hand): queue arguments can never change, so startup must fail, list every conflicting queue
- * with commands for its virtual host, and declare nothing meanwhile.
+ * Queues that already exist with other arguments (left by an application with the other
+ * queue type, or declared by hand): queue arguments can never change, so startup must
+ * fail, list every conflicting queue with commands for its virtual host, and declare
+ * nothing meanwhile.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class TopologyConflictIntegrationTests {
 
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("conflict");
+
 	@Test
 	void classicQueuesLeftBehindStopAQuorumApplicationListingEveryOneAndDeclaringNothing(CapturedOutput output) {
-		IsolatedTopology topology = new IsolatedTopology();
+		TestQueues.Topology topology = queues.topology();
 		String shortTier = topology.shortTierQueue();
 		try (BrokerClient broker = new BrokerClient()) {
-			// What an application with classic tiers (the default before 0.1.0) left behind.
+			// What an application with classic tiers (the default before 0.1.0) left
+			// behind.
 			RetryTopology classic = declaredBy(topology, QueueType.CLASSIC);
 			broker.declareQueue(shortTier, classic.tierArguments(topology.shortTier()));
 			broker.declareQueue(topology.parkingLot(), classic.parkingLotArguments());
@@ -57,17 +64,15 @@ class TopologyConflictIntegrationTests {
 				.contains("Either keep the existing classic queues: set retry.queue-type=classic.")
 				.contains("rabbitmqctl delete_queue -p / --if-empty " + shortTier)
 				.contains("rabbitmqctl delete_queue -p / --if-empty " + topology.parkingLot());
-			// The start declared none of the queues that did not conflict: nothing of the other type is left.
+			// The start declared none of the queues that did not conflict: nothing of the
+			// other type is left.
 			assertThat(broker.queueExists(topology.longTierQueue())).isFalse();
-		}
-		finally {
-			topology.delete();
 		}
 	}
 
 	@Test
 	void quorumTierQueueLeftBehindStopsAClassicApplicationWithCommandsQuorumQueuesAccept() {
-		IsolatedTopology topology = new IsolatedTopology();
+		TestQueues.Topology topology = queues.topology();
 		String tierQueue = topology.shortTierQueue();
 		try (BrokerClient broker = new BrokerClient()) {
 			broker.declareQueue(tierQueue, declaredBy(topology, QueueType.QUORUM).tierArguments(topology.shortTier()));
@@ -88,12 +93,9 @@ class TopologyConflictIntegrationTests {
 			});
 			assertThat(broker.queueExists(topology.parkingLot())).isFalse();
 		}
-		finally {
-			topology.delete();
-		}
 	}
 
-	private static RetryTopology declaredBy(IsolatedTopology topology, QueueType type) {
+	private static RetryTopology declaredBy(TestQueues.Topology topology, QueueType type) {
 		return new RetryTopology(TierLadder.of(List.of(topology.shortTier(), topology.longTier())), type,
 				topology.parkingLot());
 	}
@@ -107,7 +109,7 @@ class TopologyConflictIntegrationTests {
 		throw new AssertionError("No RetryTopologyConflictException in " + failure, failure);
 	}
 
-	private static void start(IsolatedTopology topology, String queueType) {
+	private static void start(TestQueues.Topology topology, String queueType) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		for (String pair : TestBroker.get().springProperties()) {
 			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));

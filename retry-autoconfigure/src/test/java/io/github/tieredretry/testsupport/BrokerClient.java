@@ -12,8 +12,9 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 
 /**
- * A plain AMQP client for tests: publishes and reads messages exactly as they are on the wire, with
- * none of Spring AMQP's property conversion, so that tests can compare bytes and properties.
+ * A plain AMQP client for tests: publishes and reads messages exactly as they are on the
+ * wire, with none of Spring AMQP's property conversion, so that tests can compare bytes
+ * and properties.
  */
 public final class BrokerClient implements AutoCloseable {
 
@@ -117,7 +118,8 @@ public final class BrokerClient implements AutoCloseable {
 		List<Received> messages = new ArrayList<>();
 		GetResponse response;
 		while ((response = run(() -> this.channel.basicGet(queue, true))) != null) {
-			messages.add(new Received(response.getProps(), response.getBody(), response.getEnvelope().getDeliveryTag()));
+			messages
+				.add(new Received(response.getProps(), response.getBody(), response.getEnvelope().getDeliveryTag()));
 		}
 		return messages;
 	}
@@ -136,8 +138,9 @@ public final class BrokerClient implements AutoCloseable {
 	}
 
 	/**
-	 * Whether an existing queue has exactly these (equivalent) arguments, asked by declaring it with them on
-	 * a channel of its own: RabbitMQ refuses (406) a declaration with other arguments.
+	 * Whether an existing queue has exactly these (equivalent) arguments, asked by
+	 * declaring it with them on a channel of its own: RabbitMQ refuses (406) a
+	 * declaration with other arguments.
 	 * @param queue a durable queue that exists
 	 * @param arguments the arguments to compare
 	 * @return whether the declaration was accepted

@@ -15,14 +15,18 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
 /**
- * Records listener invocations per message id, with the time and the retry count the listener saw, and
- * the message properties when the invocation was recorded from the message.
+ * Records listener invocations per message id, with the time and the retry count the
+ * listener saw, and the message properties when the invocation was recorded from the
+ * message.
  */
 public final class InvocationRecorder {
 
 	private final Map<String, List<Invocation>> invocations = new ConcurrentHashMap<>();
 
-	/** Runs on the listener's thread as each invocation is recorded, before the listener returns or throws. */
+	/**
+	 * Runs on the listener's thread as each invocation is recorded, before the listener
+	 * returns or throws.
+	 */
 	private volatile BiConsumer<String, Invocation> onInvocation = (messageId, invocation) -> {
 	};
 
@@ -63,8 +67,8 @@ public final class InvocationRecorder {
 	}
 
 	/**
-	 * Run something on the listener's thread whenever an invocation is recorded, before the listener returns
-	 * or throws: a test can break the network at that very moment.
+	 * Run something on the listener's thread whenever an invocation is recorded, before
+	 * the listener returns or throws: a test can break the network at that very moment.
 	 * @param action what to run, given the message id and the invocation
 	 */
 	public void onInvocation(BiConsumer<String, Invocation> action) {

@@ -79,7 +79,10 @@ public final class ParkingLot {
 	 * @return the parked messages
 	 */
 	public List<BrokerClient.Received> from(String workQueue) {
-		return all().values().stream().filter((message) -> workQueue.equals(message.header(RetryHeaders.QUEUE))).toList();
+		return all().values()
+			.stream()
+			.filter((message) -> workQueue.equals(message.header(RetryHeaders.QUEUE)))
+			.toList();
 	}
 
 	private void drain() {

@@ -12,8 +12,9 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ContextConfiguration;
 
 /**
- * Marks a {@code @SpringBootTest} that runs against the real {@link TestBroker}. The application is
- * closed after the class, so that its listeners stop consuming and its queues can be deleted.
+ * Marks a {@code @SpringBootTest} that runs against the real {@link TestBroker}. The
+ * application is closed after the class, so that its listeners stop consuming and its
+ * queues can be deleted.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

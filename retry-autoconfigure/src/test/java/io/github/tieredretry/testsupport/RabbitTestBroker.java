@@ -4,21 +4,22 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Condition;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.type.AnnotatedTypeMetadata;
-import org.springframework.context.ApplicationContextInitializer;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Test configuration that connects a Spring Boot test to the {@link TestBroker}: through
- * {@code @ServiceConnection} when the broker is a Testcontainers container, otherwise through
- * {@code spring.rabbitmq.*} properties. Use with
+ * {@code @ServiceConnection} when the broker is a Testcontainers container, otherwise
+ * through {@code spring.rabbitmq.*} properties. Use with
  * {@code @ContextConfiguration(initializers = RabbitTestBroker.Initializer.class)} and
- * {@code @Import(RabbitTestBroker.class)}, or simply through {@link RabbitIntegrationTest}.
+ * {@code @Import(RabbitTestBroker.class)}, or simply through
+ * {@link RabbitIntegrationTest}.
  */
 @TestConfiguration(proxyBeanMethods = false)
 public class RabbitTestBroker {
@@ -40,8 +41,8 @@ public class RabbitTestBroker {
 	}
 
 	/**
-	 * Resolves the broker before the context starts (failing clearly when there is none), and points
-	 * {@code spring.rabbitmq.*} at it when it is not a container.
+	 * Resolves the broker before the context starts (failing clearly when there is none),
+	 * and points {@code spring.rabbitmq.*} at it when it is not a container.
 	 */
 	public static class Initializer implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 

@@ -7,14 +7,23 @@ import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
 import org.springframework.amqp.core.Message;
 
 /**
- * Test listeners follow a script carried in the message body: {@code ok} succeeds, {@code fail:N}
- * fails the first N invocations, {@code always} always fails, {@code reject} throws
- * {@link IllegalArgumentException} (configured as not retryable in tests), {@code ack-now} throws Spring
- * AMQP's {@link ImmediateAcknowledgeAmqpException}, {@code dont-requeue} its
- * {@link AmqpRejectAndDontRequeueException}, {@code stack-overflow} recurses until a {@link StackOverflowError},
- * {@code broken-exception} throws a {@link BrokenException} whose message and string form throw.
+ * Test listeners follow a script carried in header {@value #HEADER} of the message when
+ * it has one, otherwise in its body (the header leaves the body free, e.g. for hostile
+ * payloads or a body a test compares): {@code ok} succeeds, {@code fail:N} fails the
+ * first N invocations of the message, {@code fail-until-retry:N} fails every delivery of
+ * the message before its retry N (so a redelivery of the same attempt, after a failed
+ * forward or a lost acknowledgement, fails again), {@code always} always fails,
+ * {@code reject} throws {@link IllegalArgumentException} (configured as not retryable in
+ * tests), {@code ack-now} throws Spring AMQP's {@link ImmediateAcknowledgeAmqpException},
+ * {@code dont-requeue} its {@link AmqpRejectAndDontRequeueException},
+ * {@code stack-overflow} recurses until a {@link StackOverflowError},
+ * {@code broken-exception} throws a {@link BrokenException} whose message and string form
+ * throw. Every invocation is recorded with the message's properties.
  */
 public final class Script {
+
+	/** The header that carries the script, when the body does not. */
+	public static final String HEADER = "script";
 
 	private Script() {
 	}
@@ -26,14 +35,16 @@ public final class Script {
 	 */
 	public static void run(Message message, InvocationRecorder recorder) {
 		String id = message.getMessageProperties().getMessageId();
-		String script = new String(message.getBody(), StandardCharsets.UTF_8);
+		Object header = message.getMessageProperties().getHeaders().get(HEADER);
+		String script = (header != null) ? header.toString() : new String(message.getBody(), StandardCharsets.UTF_8);
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
-		boolean fail = reject || script.equals("always") || script.equals("ack-now")
-				|| script.equals("dont-requeue") || script.equals("stack-overflow")
-				|| script.equals("broken-exception")
-				|| (script.startsWith("fail:") && attempt <= Integer.parseInt(script.substring(5).trim()));
-		recorder.record(id, message.getMessageProperties().getRetryCount(), !fail);
+		boolean fail = reject || script.equals("always") || script.equals("ack-now") || script.equals("dont-requeue")
+				|| script.equals("stack-overflow") || script.equals("broken-exception")
+				|| (script.startsWith("fail:") && attempt <= count(script, "fail:"))
+				|| (script.startsWith("fail-until-retry:")
+						&& message.getMessageProperties().getRetryCount() < count(script, "fail-until-retry:"));
+		recorder.record(message, !fail);
 		if (script.equals("dont-requeue")) {
 			throw new AmqpRejectAndDontRequeueException("scripted: do not redeliver");
 		}
@@ -54,12 +65,18 @@ public final class Script {
 		}
 	}
 
+	private static int count(String script, String word) {
+		return Integer.parseInt(script.substring(word.length()).trim());
+	}
+
 	/** A listener bug: unbounded recursion. */
 	private static int recurse(int depth) {
 		return recurse(depth + 1) + 1;
 	}
 
-	/** An exception that cannot describe itself: its message and its string form throw. */
+	/**
+	 * An exception that cannot describe itself: its message and its string form throw.
+	 */
 	public static final class BrokenException extends RuntimeException {
 
 		@Override

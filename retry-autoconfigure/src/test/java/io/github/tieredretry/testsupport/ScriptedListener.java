@@ -3,7 +3,8 @@ package io.github.tieredretry.testsupport;
 import org.springframework.amqp.core.Message;
 
 /**
- * Base of test listener beans: runs each message's {@link Script} and records the invocation.
+ * Base of test listener beans: runs each message's {@link Script} and records the
+ * invocation.
  */
 public abstract class ScriptedListener {
 

@@ -3,6 +3,7 @@ package io.github.tieredretry.testsupport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.Locale;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -13,12 +14,12 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
  * The RabbitMQ that integration tests run against, resolved once per JVM:
  * <ol>
  * <li>a Testcontainers {@link RabbitMQContainer} when Docker works;</li>
- * <li>otherwise the broker named by {@code spring.rabbitmq.host/port/username/password} (system
- * properties or {@code SPRING_RABBITMQ_*} environment variables), by default {@code 127.0.0.1:5672}
- * with guest/guest.</li>
+ * <li>otherwise the broker named by {@code spring.rabbitmq.host/port/username/password}
+ * (system properties or {@code SPRING_RABBITMQ_*} environment variables), by default
+ * {@code 127.0.0.1:5672} with guest/guest.</li>
  * </ol>
- * When there is neither, every integration test fails with a message saying how to get a broker:
- * a test that skipped itself would prove nothing.
+ * When there is neither, every integration test fails with a message saying how to get a
+ * broker: a test that skipped itself would prove nothing.
  */
 public final class TestBroker {
 
@@ -99,13 +100,14 @@ public final class TestBroker {
 	private static String setting(String property, String defaultValue) {
 		String value = System.getProperty(property);
 		if (value == null) {
-			value = System.getenv(property.toUpperCase().replace('.', '_'));
+			value = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
 		}
 		return (value != null && !value.isBlank()) ? value : defaultValue;
 	}
 
 	/**
-	 * Whether the broker is a Testcontainers container (else a local or configured broker).
+	 * Whether the broker is a Testcontainers container (else a local or configured
+	 * broker).
 	 * @return whether it runs in a container
 	 */
 	public boolean isContainer() {
@@ -134,8 +136,8 @@ public final class TestBroker {
 	}
 
 	/**
-	 * A plain AMQP client connection factory for this broker, for tests that publish and inspect
-	 * messages without Spring's conversions.
+	 * A plain AMQP client connection factory for this broker, for tests that publish and
+	 * inspect messages without Spring's conversions.
 	 * @return a connection factory
 	 */
 	public ConnectionFactory clientConnectionFactory() {
@@ -157,7 +159,8 @@ public final class TestBroker {
 			return clientConnectionFactory().newConnection("tiered-retry-tests");
 		}
 		catch (Exception ex) {
-			throw new IllegalStateException("Could not connect to the test broker at " + this.host + ":" + this.port, ex);
+			throw new IllegalStateException("Could not connect to the test broker at " + this.host + ":" + this.port,
+					ex);
 		}
 	}
 

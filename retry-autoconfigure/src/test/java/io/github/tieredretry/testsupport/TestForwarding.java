@@ -13,16 +13,17 @@ import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * The forwarding machinery as the auto-configuration builds it, for tests that use it without an
- * application context: threads, blocked state, confirmed publisher and forwarder. Close it after the test.
+ * The forwarding machinery as the auto-configuration builds it, for tests that use it
+ * without an application context: threads, blocked state, confirmed publisher and
+ * forwarder. Close it after the test.
  *
  * @param executors the threads
  * @param blockedState whether the broker blocks the publisher connection
  * @param publisher the confirmed publisher
  * @param forwarder the forwarder
  */
-public record TestForwarding(RetryExecutors executors, PublisherBlockedState blockedState,
-		ConfirmedPublisher publisher, MessageForwarder forwarder) implements AutoCloseable {
+public record TestForwarding(RetryExecutors executors, PublisherBlockedState blockedState, ConfirmedPublisher publisher,
+		MessageForwarder forwarder) implements AutoCloseable {
 
 	/**
 	 * Build it on a connection factory whose channels are in confirm mode.

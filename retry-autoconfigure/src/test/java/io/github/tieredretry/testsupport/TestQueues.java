@@ -1,26 +1,36 @@
 package io.github.tieredretry.testsupport;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Queue names of one test class, unique on the shared broker, with a plain AMQP client per test; every
- * queue named here is deleted after the class. Register it as a static field, before the constants
- * that use it:
- * <pre class="code">
+ * Queue names of one test class, unique on the shared broker, with a plain AMQP client
+ * per test; every queue named here, and every {@link #topology() retry topology} handed
+ * out, is deleted after the class, once its application has closed. Register it as a
+ * static field, before the constants that use it: <pre class="code">
  * &#64;RegisterExtension
  * static final TestQueues queues = TestQueues.prefixed("routing");
  * static final String QUEUE = queues.name("work");
  * </pre>
  */
 public final class TestQueues implements BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+
+	/**
+	 * Tiers handed out in this JVM by {@link #topology()}: two test classes must never
+	 * share (and delete) one.
+	 */
+	private static final Set<Long> takenTiers = ConcurrentHashMap.newKeySet();
 
 	private final String prefix;
 
@@ -31,6 +41,8 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	private BrokerClient broker;
 
 	private final Map<String, ParkingLot> parkingLots = new ConcurrentHashMap<>();
+
+	private final AtomicInteger topologies = new AtomicInteger();
 
 	private TestQueues(String prefix) {
 		this.prefix = prefix;
@@ -52,14 +64,42 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	}
 
 	/**
-	 * A queue whose name is fixed (a tier queue, say) but which this class alone uses: deleted after the
-	 * class like the others, so that no test leaves it behind on the shared broker.
+	 * A queue whose name is fixed (a tier queue, say) but which this class alone uses:
+	 * deleted after the class like the others, so that no test leaves it behind on the
+	 * shared broker.
 	 * @param name the queue's name
 	 * @return the name
 	 */
 	public String owned(String name) {
 		this.names.add(name);
 		return name;
+	}
+
+	/**
+	 * A retry topology that belongs to this class alone, deleted after the class like its
+	 * queues: a parking lot of its own and two delay tiers with odd millisecond values
+	 * (e.g. 437ms and 2437ms) that nobody else declares and that do not exist yet. Tier
+	 * queue names are global on a virtual host: with these, a test may delete a tier
+	 * queue or declare it as another queue type without disturbing anybody's retries.
+	 * Each call gives another topology.
+	 * @return the topology
+	 */
+	public Topology topology() {
+		long millis;
+		try (BrokerClient client = new BrokerClient()) {
+			do {
+				// Never a round number, so never somebody else's tier.
+				millis = ThreadLocalRandom.current().nextLong(301, 1300);
+			}
+			while (millis % 10 == 0 || !takenTiers.add(millis)
+					|| client.queueExists(RetryTopology.tierQueueName(Duration.ofMillis(millis)))
+					|| client.queueExists(RetryTopology.tierQueueName(Duration.ofMillis(2000 + millis))));
+		}
+		Topology topology = new Topology(Duration.ofMillis(millis), Duration.ofMillis(2000 + millis),
+				name("parking-lot-" + this.topologies.incrementAndGet()));
+		owned(topology.shortTierQueue());
+		owned(topology.longTierQueue());
+		return topology;
 	}
 
 	/**
@@ -79,7 +119,8 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	}
 
 	/**
-	 * The reader of a parking lot for the running test (it keeps what it drained until the test ends).
+	 * The reader of a parking lot for the running test (it keeps what it drained until
+	 * the test ends).
 	 * @param queue the parking lot's name
 	 * @return the reader
 	 */
@@ -100,15 +141,43 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 
 	@Override
 	public void afterAll(ExtensionContext context) {
-		// Deleted when the class's extension context closes, after the Spring test framework has closed the
-		// (dirtied) application: its running listener containers and admin would declare the queues again,
-		// and a parking lot left behind collects copies of other tests' unroutable retries.
+		// Deleted when the class's extension context closes, after the Spring test
+		// framework has closed the (dirtied) application: its running listener containers
+		// and admin would declare the queues again, and a parking lot left behind
+		// collects copies of other tests' unroutable retries.
 		AutoCloseable deleteQueues = () -> {
 			try (BrokerClient client = new BrokerClient()) {
 				this.names.forEach(client::deleteQueue);
 			}
 		};
 		context.getStore(ExtensionContext.Namespace.create(TestQueues.class)).put("delete-queues", deleteQueues);
+	}
+
+	/**
+	 * A retry topology of one test class's own, from {@link TestQueues#topology()}.
+	 *
+	 * @param shortTier the shorter delay tier
+	 * @param longTier the longer delay tier, 2 s longer
+	 * @param parkingLot the parking lot's name
+	 */
+	public record Topology(Duration shortTier, Duration longTier, String parkingLot) {
+
+		public String shortTierQueue() {
+			return RetryTopology.tierQueueName(this.shortTier);
+		}
+
+		public String longTierQueue() {
+			return RetryTopology.tierQueueName(this.longTier);
+		}
+
+		/**
+		 * The {@code retry.tiers} value.
+		 * @return both tiers, ascending
+		 */
+		public String tiers() {
+			return this.shortTier.toMillis() + "ms, " + this.longTier.toMillis() + "ms";
+		}
+
 	}
 
 }

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tests for {@link RetryTopologyConflictException}: what the failure analysis tells an operator.
+ * Tests for {@link RetryTopologyConflictException}: what the failure analysis tells an
+ * operator.
  */
 class RetryTopologyConflictExceptionTests {
 
@@ -22,8 +23,7 @@ class RetryTopologyConflictExceptionTests {
 				List.of(new Conflict("queue", "retry.delay.1s", QueueType.CLASSIC, BROKER_MESSAGE),
 						new Conflict("queue", "my parking lot", QueueType.CLASSIC, BROKER_MESSAGE)),
 				QueueType.QUORUM, "shop floor", true);
-		assertThat(conflict.getFix())
-			.contains("rabbitmqctl delete_queue -p 'shop floor' --if-empty retry.delay.1s")
+		assertThat(conflict.getFix()).contains("rabbitmqctl delete_queue -p 'shop floor' --if-empty retry.delay.1s")
 			.contains("rabbitmqctl delete_queue -p 'shop floor' --if-empty 'my parking lot'")
 			.contains("shared by every application on virtual host 'shop floor'")
 			.contains("set retry.queue-type=classic");

@@ -27,10 +27,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The broker objects the starter declares: a handful shared by every listener, and declared again
- * when a connection is re-established.
+ * The broker objects the starter declares: a handful shared by every listener, and
+ * declared again when a connection is re-established.
  * <p>
- * The tier durations are used by no other test class, so that deleting one cannot disturb them.
+ * The tier durations are used by no other test class, so that deleting one cannot disturb
+ * them.
  */
 @SpringBootTest
 @RabbitIntegrationTest
@@ -51,7 +52,8 @@ class TopologyIntegrationTests {
 		}
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "1170ms, 2270ms");
-		// Earlier runs (and other worktrees' runs) of this test left these tiers as classic queues on the test broker.
+		// Earlier runs (and other worktrees' runs) of this test left these tiers as
+		// classic queues on the test broker.
 		registry.add("retry.queue-type", () -> "classic");
 	}
 
@@ -63,7 +65,6 @@ class TopologyIntegrationTests {
 
 	@Autowired
 	RetryTopologyGuardian guardian;
-
 
 	@Test
 	void threeListenersShareTwoTierQueuesOneParkingLotAndThreeExchanges() {
@@ -83,7 +84,8 @@ class TopologyIntegrationTests {
 			client.deleteQueue("retry.delay.2270ms");
 			assertThat(client.queueExists("retry.delay.2270ms")).isFalse();
 			this.connectionFactory.resetConnection();
-			// Any use of the connection factory reconnects; the admin then declares the Declarables.
+			// Any use of the connection factory reconnects; the admin then declares the
+			// Declarables.
 			this.connectionFactory.createConnection().close();
 			await().atMost(Duration.ofSeconds(10)).until(() -> client.queueExists("retry.delay.2270ms"));
 		}

@@ -1,0 +1,597 @@
+package io.github.tieredretry.listener;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Envelope;
+import io.github.tieredretry.event.ForwardFailedEvent;
+import io.github.tieredretry.event.MessageParkedEvent;
+import io.github.tieredretry.event.MessageRecoveredEvent;
+import io.github.tieredretry.event.RetryEventPublisher;
+import io.github.tieredretry.event.RetryScheduledEvent;
+import io.github.tieredretry.forwarding.ForwardFailedException;
+import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.forwarding.RetryExecutors;
+import io.github.tieredretry.headers.FailureHeaderSettings;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.observation.RetryObservations;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.ParkedReason;
+import io.github.tieredretry.policy.RetryDecider;
+import io.github.tieredretry.policy.TierLadder;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.mockito.ArgumentCaptor;
+
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageListener;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.listener.ListenerExecutionFailedException;
+import org.springframework.amqp.support.converter.MessageConversionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyLong;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.timeout;
+import static org.mockito.Mockito.verify;
+
+/**
+ * Tests for {@link RetryingMessageListener} with its real {@link ForwardSender},
+ * {@link Acknowledgement} and {@link RetryNotifications}, a fake forwarder whose confirms
+ * the test completes, and a mock consumer channel: no broker.
+ */
+class RetryingMessageListenerTests {
+
+	private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+
+	private static final String QUEUE = "orders";
+
+	private static final String PARKING_LOT = "retry.parking-lot";
+
+	private static final TierLadder TIERS = TierLadder
+		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(1)));
+
+	private static final byte[] BODY = "{\"order\":42}".getBytes();
+
+	private final RetryExecutors executors = new RetryExecutors();
+
+	private final MessageForwarder forwarder = mock(MessageForwarder.class);
+
+	private final CompletableFuture<Void> confirm = new CompletableFuture<>();
+
+	private final Channel channel = mock(Channel.class);
+
+	private final List<Object> events = new CopyOnWriteArrayList<>();
+
+	private final DeliveryCapture capture = new DeliveryCapture();
+
+	private final RecordingGate gate = new RecordingGate(ListenerGate.Passage.PASS);
+
+	private final List<RetryFailureClassifier> classifiers = new ArrayList<>();
+
+	private Duration failurePause = Duration.ZERO;
+
+	@BeforeEach
+	void forwardsWaitForTheTestsConfirm() {
+		given(this.forwarder.toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class)))
+			.willReturn(this.confirm);
+		given(this.forwarder.toParkingLot(any(AMQP.BasicProperties.class), any(byte[].class))).willReturn(this.confirm);
+	}
+
+	@AfterEach
+	void closeExecutors() {
+		this.executors.close(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void processedMessageIsAckedAndNothingIsForwarded() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+		}, policy(3));
+
+		wrapper.onMessage(message(1, 0, null), this.channel);
+
+		verify(this.channel).basicAck(1, false);
+		verifyNothingForwarded();
+		assertThat(this.gate.outcomes).containsExactly("succeeded");
+	}
+
+	@Test
+	void retryableFailureGoesToTheTierOfTheFirstDelayAndIsAckedOnlyOnceTheForwardIsConfirmed() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("inventory service down")),
+				policy(3));
+
+		wrapper.onMessage(message(7, 0, null), this.channel);
+
+		Map<String, Object> headers = forwardedToTier().getHeaders();
+		assertThat(headers).containsEntry(RetryHeaders.COUNT, 1L)
+			.containsEntry(RetryHeaders.QUEUE, QUEUE)
+			.containsEntry(RetryHeaders.TIER, "1s")
+			.containsEntry(RetryHeaders.DUE, NOW.plusSeconds(1).toEpochMilli())
+			.containsEntry(RetryHeaders.FIRST_FAILURE, NOW.toEpochMilli())
+			.containsEntry(RetryHeaders.EXCEPTION, IllegalStateException.class.getName())
+			.containsEntry(RetryHeaders.ERROR, "inventory service down");
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		assertThat(this.events).isEmpty();
+
+		this.confirm.complete(null);
+
+		verify(this.channel, timeout(5000)).basicAck(7, false);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
+		assertThat(this.events).singleElement()
+			.isEqualTo(new RetryScheduledEvent(QUEUE, 1, "1s", Duration.ofSeconds(1), NOW.plusSeconds(1),
+					IllegalStateException.class.getName(), "m-7"));
+	}
+
+	@Test
+	void failureOfARetriedMessageSchedulesTheNextRetryAndKeepsItsFirstFailure() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("still down")), policy(3));
+		Instant firstFailure = NOW.minusSeconds(5);
+
+		wrapper.onMessage(retried(2, 1, firstFailure, NOW.minusMillis(1)), this.channel);
+
+		AMQP.BasicProperties forwarded = forwardedToTier();
+		assertThat(forwarded.getHeaders()).containsEntry(RetryHeaders.COUNT, 2L)
+			.containsEntry(RetryHeaders.TIER, "10s")
+			.containsEntry(RetryHeaders.DUE, NOW.plusSeconds(10).toEpochMilli())
+			.containsEntry(RetryHeaders.FIRST_FAILURE, firstFailure.toEpochMilli());
+		assertThat(forwarded.getDeliveryMode()).as("persistent").isEqualTo(2);
+	}
+
+	@Test
+	void failedForwardLeavesTheMessageUnackedAndRequeuesItWithANack() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(message(3, 0, null), this.channel);
+		this.confirm.completeExceptionally(
+				new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker"));
+
+		verify(this.channel, timeout(5000)).basicNack(3, false, true);
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
+		assertThat(this.events).singleElement().isInstanceOfSatisfying(ForwardFailedEvent.class, (event) -> {
+			assertThat(event.target()).isEqualTo("retry.delay.1s");
+			assertThat(event.cause()).contains("nacked by the broker");
+		});
+	}
+
+	@Test
+	void failedForwardRequeuesTheMessageOnlyAfterThePause() throws Exception {
+		this.failurePause = Duration.ofMillis(400);
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(message(3, 0, null), this.channel);
+		long failed = System.nanoTime();
+		this.confirm.completeExceptionally(
+				new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT, "no confirm within 5000 ms"));
+
+		verify(this.channel, timeout(5000)).basicNack(3, false, true);
+		assertThat(Duration.ofNanos(System.nanoTime() - failed)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+	}
+
+	@Test
+	void forwarderThatThrowsCountsAsAFailedForward() throws Exception {
+		given(this.forwarder.toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class)))
+			.willThrow(new IllegalStateException("no connection"));
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(message(4, 0, null), this.channel);
+
+		verify(this.channel, timeout(5000)).basicNack(4, false, true);
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+	}
+
+	@Test
+	void messageThatFailedItsLastRetryIsParkedAsExhaustedWithoutItsSchedulingHeaders() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("still down")), policy(3));
+		Instant firstFailure = NOW.minusSeconds(71);
+
+		wrapper.onMessage(retried(5, 3, firstFailure, NOW.minusMillis(1)), this.channel);
+
+		Map<String, Object> headers = forwardedToParkingLot().getHeaders();
+		assertThat(headers).containsEntry(RetryHeaders.PARKED_REASON, "exhausted")
+			.containsEntry(RetryHeaders.PARKED_AT, NOW.toEpochMilli())
+			.containsEntry(RetryHeaders.COUNT, 3L)
+			.containsEntry(RetryHeaders.QUEUE, QUEUE)
+			.containsEntry(RetryHeaders.FIRST_FAILURE, firstFailure.toEpochMilli())
+			.containsEntry(RetryHeaders.EXCEPTION, IllegalStateException.class.getName())
+			.doesNotContainKeys(RetryHeaders.DUE, RetryHeaders.TIER);
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+
+		this.confirm.complete(null);
+
+		verify(this.channel, timeout(5000)).basicAck(5, false);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
+		assertThat(this.events).singleElement()
+			.isEqualTo(new MessageParkedEvent(QUEUE, 3, ParkedReason.EXHAUSTED, IllegalStateException.class.getName(),
+					"m-5"));
+	}
+
+	@Test
+	void notRetryableFailureIsParkedAtOnceWithoutItsImmediateRetries() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			calls.incrementAndGet();
+			throw new IllegalArgumentException("negative quantity");
+		}, policy(3, 2, List.of(IllegalArgumentException.class)));
+
+		wrapper.onMessage(message(8, 0, null), this.channel);
+
+		assertThat(calls).hasValue(1);
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable")
+			.containsEntry(RetryHeaders.COUNT, 0L)
+			.containsEntry(RetryHeaders.ERROR, "negative quantity");
+		assertThat(this.gate.outcomes).as("a bad message says nothing about the downstream").containsExactly("ignored");
+	}
+
+	@Test
+	void unconvertiblePayloadIsParkedAsNotRetryableWithTheListenersOwnException() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			throw new ListenerExecutionFailedException("Listener threw exception",
+					new MessageConversionException("Cannot convert from [byte[]] to [Order]"), message);
+		}, policy(3));
+
+		wrapper.onMessage(message(9, 0, null), this.channel);
+
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable")
+			.containsEntry(RetryHeaders.EXCEPTION, MessageConversionException.class.getName());
+	}
+
+	@Test
+	void listenerThatRefusesAMessageForGoodHasItParkedRatherThanDropped() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new AmqpRejectAndDontRequeueException("poison")), policy(3));
+
+		wrapper.onMessage(message(10, 0, null), this.channel);
+
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable");
+		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
+	}
+
+	@Test
+	void producerSideBatchIsParkedWholeWithoutInvokingTheListener() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> calls.incrementAndGet(), policy(3));
+		Message batch = message(11, 0, null);
+		batch.getMessageProperties().setHeader("springBatchFormat", "lengthHeader4");
+
+		wrapper.onMessage(batch, this.channel);
+
+		assertThat(calls).hasValue(0);
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable")
+			.containsEntry(RetryHeaders.EXCEPTION, ProducerBatchNotSupportedException.class.getName());
+	}
+
+	@Test
+	void stackOverflowErrorIsAListenerFailureThatIsRetriedNotRethrown() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			throw new StackOverflowError();
+		}, policy(3));
+
+		wrapper.onMessage(message(12, 0, null), this.channel);
+
+		assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.EXCEPTION,
+				StackOverflowError.class.getName());
+	}
+
+	@Test
+	void otherVirtualMachineErrorsAreRethrownAndTheMessageIsLeftToTheBroker() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			throw new OutOfMemoryError("Java heap space");
+		}, policy(3));
+
+		assertThatExceptionOfType(OutOfMemoryError.class)
+			.isThrownBy(() -> wrapper.onMessage(message(13, 0, null), this.channel));
+
+		verifyNothingForwarded();
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
+	void immediateRetriesRunOnAFirstDeliveryBeforeAnyTierIsUsed() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			if (calls.incrementAndGet() < 3) {
+				throw new IllegalStateException("blip");
+			}
+		}, policy(3, 2, List.of()));
+
+		wrapper.onMessage(message(14, 0, null), this.channel);
+
+		assertThat(calls).hasValue(3);
+		verify(this.channel).basicAck(14, false);
+		verifyNothingForwarded();
+	}
+
+	@Test
+	void retriedMessageGetsNoImmediateRetries() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			calls.incrementAndGet();
+			throw new IllegalStateException("down");
+		}, policy(3, 2, List.of()));
+
+		wrapper.onMessage(retried(15, 1, NOW.minusSeconds(2), NOW.minusMillis(1)), this.channel);
+
+		assertThat(calls).hasValue(1);
+		assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.COUNT, 2L);
+	}
+
+	@Test
+	void messageThatArrivesBeforeItIsDueWaitsInATierAgainWithoutInvokingTheListener() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> calls.incrementAndGet(), policy(3));
+		Instant due = NOW.plusSeconds(10);
+
+		wrapper.onMessage(retried(16, 1, NOW.minusSeconds(50), due), this.channel);
+
+		assertThat(calls).hasValue(0);
+		Map<String, Object> headers = forwardedToTier().getHeaders();
+		assertThat(headers).containsEntry(RetryHeaders.TIER, "10s")
+			.containsEntry(RetryHeaders.DUE, due.toEpochMilli())
+			.containsEntry(RetryHeaders.COUNT, 1L);
+		this.confirm.complete(null);
+		verify(this.channel, timeout(5000)).basicAck(16, false);
+	}
+
+	@Test
+	void retriedMessageThatIsProcessedIsReportedAsRecovered() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+		}, policy(3));
+
+		wrapper.onMessage(retried(17, 2, NOW.minusSeconds(11), NOW.minusMillis(1)), this.channel);
+
+		verify(this.channel).basicAck(17, false);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
+		assertThat(this.events).singleElement().isInstanceOfSatisfying(MessageRecoveredEvent.class, (event) -> {
+			assertThat(event.retryCount()).isEqualTo(2);
+			assertThat(event.recoveryTime()).isEqualTo(Duration.ofSeconds(11));
+		});
+	}
+
+	@Test
+	void listenerThatAsksForARequeueHasItsMessageRequeuedAndOneThatAsksForAnAckHasItAcked() throws Exception {
+		wrapper(failing(new ImmediateRequeueAmqpException("later")), policy(3)).onMessage(message(18, 0, null),
+				this.channel);
+		wrapper(failing(new ImmediateAcknowledgeAmqpException("done")), policy(3)).onMessage(message(19, 0, null),
+				this.channel);
+
+		verify(this.channel).basicNack(18, false, true);
+		verify(this.channel).basicAck(19, false);
+		verifyNothingForwarded();
+	}
+
+	@Test
+	void stoppingGateRequeuesTheMessageWithoutInvokingTheListener() throws Exception {
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> calls.incrementAndGet(), policy(3),
+				new RecordingGate(ListenerGate.Passage.STOPPED));
+
+		wrapper.onMessage(message(20, 0, null), this.channel);
+
+		assertThat(calls).hasValue(0);
+		verify(this.channel).basicNack(20, false, true);
+		verifyNothingForwarded();
+	}
+
+	@Test
+	void probeThatFailsGoesBackToItsQueueWithoutSpendingARetry() throws Exception {
+		RecordingGate probing = new RecordingGate(ListenerGate.Passage.PROBE);
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("still down")), policy(3), probing);
+
+		wrapper.onMessage(message(21, 0, null), this.channel);
+
+		verify(this.channel).basicNack(21, false, true);
+		verifyNothingForwarded();
+		assertThat(probing.outcomes).containsExactly("failed");
+	}
+
+	@Test
+	void classifierDecidesBeforeThePolicy() throws Exception {
+		this.classifiers.add((listener, failure) -> (failure instanceof IllegalStateException)
+				? RetryFailureClassifier.Classification.NOT_RETRYABLE
+				: RetryFailureClassifier.Classification.UNDECIDED);
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("bad state")), policy(3));
+
+		wrapper.onMessage(message(22, 0, null), this.channel);
+
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable");
+	}
+
+	@Test
+	void classifierThatThrowsLeavesTheDecisionToThePolicy() throws Exception {
+		this.classifiers.add((listener, failure) -> {
+			throw new IllegalStateException("classifier bug");
+		});
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(message(23, 0, null), this.channel);
+
+		assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.COUNT, 1L);
+	}
+
+	@Test
+	void messageWithoutItsConsumerQueueGoesBackToItsQueue() throws Exception {
+		RetryingMessageListener wrapper = wrapper((message) -> {
+		}, policy(3));
+		Message message = message(24, 0, null);
+		message.getMessageProperties().setConsumerQueue(null);
+
+		wrapper.onMessage(message, this.channel);
+
+		verify(this.channel, timeout(5000)).basicNack(24, false, true);
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verifyNothingForwarded();
+	}
+
+	@Test
+	void forwardedMessageCarriesThePropertiesAndBodyAsTheBrokerDeliveredThem() throws Exception {
+		// No content type and no priority as delivered; Spring's converted properties
+		// would invent both.
+		AMQP.BasicProperties delivered = new AMQP.BasicProperties.Builder().messageId("raw-1")
+			.headers(Map.of("tenant", "acme"))
+			.build();
+		MessageProperties converted = this.capture.converter()
+			.toMessageProperties(delivered, new Envelope(25, false, "", QUEUE), "UTF-8");
+		converted.setConsumerQueue(QUEUE);
+		byte[] compressed = "compressed".getBytes();
+		this.capture.bodyCapture().postProcessMessage(new Message(compressed, converted));
+		Message decompressed = new Message(BODY, converted);
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(decompressed, this.channel);
+
+		ArgumentCaptor<AMQP.BasicProperties> properties = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+		verify(this.forwarder).toTier(eq(QUEUE), properties.capture(), eq(compressed));
+		assertThat(properties.getValue().getContentType()).isNull();
+		assertThat(properties.getValue().getPriority()).isNull();
+		assertThat(properties.getValue().getMessageId()).isEqualTo("raw-1");
+		assertThat(properties.getValue().getHeaders()).containsEntry("tenant", "acme")
+			.containsEntry(RetryHeaders.COUNT, 1L);
+	}
+
+	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy) {
+		return wrapper(delegate, policy, this.gate);
+	}
+
+	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate) {
+		RetryEventPublisher eventPublisher = new RetryEventPublisher(this.events::add, Runnable::run);
+		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
+				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
+				PARKING_LOT, eventPublisher, new PendingRequeues(this.executors), List.copyOf(this.classifiers),
+				RetryObservations.DISABLED);
+		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
+				eventPublisher);
+		ForwardSender sender = new ForwardSender(this.forwarder, this.executors, notifications, runtime::newPause,
+				this.failurePause, 10, runtime.pendingRequeues(), RetryObservations.DISABLED);
+		RetryableListenerInfo info = new RetryableListenerInfo("OrderListener#onOrder", "orders-listener",
+				List.of(QUEUE), "", policy, Object.class, null);
+		return new RetryingMessageListener(delegate, info, new RetryDecider(TIERS, policy), runtime, sender,
+				notifications, gate);
+	}
+
+	private static EffectiveRetryPolicy policy(int maxRetries) {
+		return policy(maxRetries, 0, List.of());
+	}
+
+	private static EffectiveRetryPolicy policy(int maxRetries, int immediateRetries,
+			List<Class<? extends Throwable>> noRetryOn) {
+		return new EffectiveRetryPolicy(maxRetries,
+				List.of(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(1)), Duration.ofSeconds(1),
+				2.0, Duration.ofMinutes(1), immediateRetries, null, List.of(), noRetryOn);
+	}
+
+	private static MessageListener failing(RuntimeException failure) {
+		return (message) -> {
+			throw failure;
+		};
+	}
+
+	/**
+	 * A delivery from the work queue, as the container hands it over (nothing captured).
+	 */
+	private static Message message(long deliveryTag, long retries, @Nullable Instant due) {
+		MessageProperties properties = new MessageProperties();
+		properties.setConsumerQueue(QUEUE);
+		properties.setDeliveryTag(deliveryTag);
+		properties.setMessageId("m-" + deliveryTag);
+		properties.setRetryCount(retries);
+		if (due != null) {
+			properties.setHeader(RetryHeaders.DUE, due.toEpochMilli());
+		}
+		return new Message(BODY, properties);
+	}
+
+	/**
+	 * A delivery that came back from a tier: its retry headers were written for this
+	 * queue.
+	 */
+	private static Message retried(long deliveryTag, long retries, Instant firstFailure, Instant due) {
+		Message message = message(deliveryTag, retries, due);
+		MessageProperties properties = message.getMessageProperties();
+		properties.setHeader(RetryHeaders.QUEUE, QUEUE);
+		properties.setHeader(RetryHeaders.FIRST_FAILURE, firstFailure.toEpochMilli());
+		properties.setHeader(RetryHeaders.TIER, "1m");
+		return message;
+	}
+
+	private AMQP.BasicProperties forwardedToTier() {
+		ArgumentCaptor<AMQP.BasicProperties> properties = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+		verify(this.forwarder).toTier(eq(QUEUE), properties.capture(), eq(BODY));
+		verify(this.forwarder, never()).toParkingLot(any(AMQP.BasicProperties.class), any(byte[].class));
+		return properties.getValue();
+	}
+
+	private AMQP.BasicProperties forwardedToParkingLot() {
+		ArgumentCaptor<AMQP.BasicProperties> properties = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+		verify(this.forwarder).toParkingLot(properties.capture(), eq(BODY));
+		verify(this.forwarder, never()).toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class));
+		return properties.getValue();
+	}
+
+	private void verifyNothingForwarded() {
+		verify(this.forwarder, never()).toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class));
+		verify(this.forwarder, never()).toParkingLot(any(AMQP.BasicProperties.class), any(byte[].class));
+	}
+
+	/**
+	 * A gate that lets every message pass the same way and records the outcomes it is
+	 * told.
+	 */
+	static final class RecordingGate implements ListenerGate {
+
+		final List<String> outcomes = new CopyOnWriteArrayList<>();
+
+		private final Passage passage;
+
+		RecordingGate(Passage passage) {
+			this.passage = passage;
+		}
+
+		@Override
+		public Passage awaitPassage() {
+			return this.passage;
+		}
+
+		@Override
+		public void succeeded(Duration took) {
+			this.outcomes.add("succeeded");
+		}
+
+		@Override
+		public void failed(Duration took, Throwable failure) {
+			this.outcomes.add("failed");
+		}
+
+		@Override
+		public void ignored() {
+			this.outcomes.add("ignored");
+		}
+
+	}
+
+}
