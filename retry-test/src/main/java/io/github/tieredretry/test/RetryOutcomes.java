@@ -16,20 +16,27 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.event.EventListener;
 
 /**
- * What happened to the messages of {@code @RetryableListener}s, from the starter's events, by message id
- * ({@code message-id} property: give the messages of a test one). Each {@code await} method waits until the
- * outcome is there and returns its event, or fails with what was seen of the message instead.
+ * What happened to the messages of {@code @RetryableListener}s, from the starter's
+ * events, by message id ({@code message-id} property: give the messages of a test one).
+ * Each {@code await} method waits until the outcome is there and returns its event, or
+ * fails with what was seen of the message instead.
  * <ul>
- * <li>{@link #awaitRetry(String, long)}: retry <em>n</em> was scheduled (the message waits in a tier);</li>
- * <li>{@link #awaitRecovered(String)}: the listener processed the message after at least one retry;</li>
- * <li>{@link #awaitParked(String)}: the message was parked, with its reason and retry count.</li>
+ * <li>{@link #awaitRetry(String, long)}: retry <em>n</em> was scheduled (the message
+ * waits in a tier);</li>
+ * <li>{@link #awaitRecovered(String)}: the listener processed the message after at least
+ * one retry;</li>
+ * <li>{@link #awaitParked(String)}: the message was parked, with its reason and retry
+ * count.</li>
  * </ul>
- * A message processed on its first attempt raises no event (that would cost every healthy message): assert
- * on what the listener did instead.
+ * A message processed on its first attempt raises no event (that would cost every healthy
+ * message): assert on what the listener did instead.
  */
 public final class RetryOutcomes {
 
-	/** How long an {@code await} method waits unless {@link #within(Duration)} says otherwise. */
+	/**
+	 * How long an {@code await} method waits unless {@link #within(Duration)} says
+	 * otherwise.
+	 */
 	public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
 	private final Events events;
@@ -69,7 +76,8 @@ public final class RetryOutcomes {
 	/**
 	 * Wait until the listener has processed a message after at least one retry.
 	 * @param messageId the message's id
-	 * @return the event, with the retry that succeeded and the time since the first failure
+	 * @return the event, with the retry that succeeded and the time since the first
+	 * failure
 	 */
 	public MessageRecoveredEvent awaitRecovered(String messageId) {
 		return await(messageId, "recovered",
@@ -88,7 +96,8 @@ public final class RetryOutcomes {
 	/**
 	 * Everything seen of a message so far, oldest first.
 	 * @param messageId the message's id
-	 * @return {@link RetryScheduledEvent}s, {@link MessageRecoveredEvent}s and {@link MessageParkedEvent}s
+	 * @return {@link RetryScheduledEvent}s, {@link MessageRecoveredEvent}s and
+	 * {@link MessageParkedEvent}s
 	 */
 	public List<Object> history(String messageId) {
 		return this.events.of(messageId);
@@ -107,8 +116,8 @@ public final class RetryOutcomes {
 	}
 
 	/**
-	 * Forget everything seen so far, for example between tests that share an application context and reuse
-	 * message ids.
+	 * Forget everything seen so far, for example between tests that share an application
+	 * context and reuse message ids.
 	 */
 	public void clear() {
 		this.events.clear();

@@ -11,10 +11,10 @@ import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.PropertyMapping;
 
 /**
- * Put next to {@code @SpringBootTest} to test the retry behaviour of {@code @RetryableListener}s against a
- * real broker in seconds: short delay tiers ({@code retry.tiers}) and default delays
- * ({@code retry.defaults.delays}), and a {@link RetryOutcomes} bean to await what happened to a message.
- * <pre class="code">
+ * Put next to {@code @SpringBootTest} to test the retry behaviour of
+ * {@code @RetryableListener}s against a real broker in seconds: short delay tiers
+ * ({@code retry.tiers}) and default delays ({@code retry.defaults.delays}), and a
+ * {@link RetryOutcomes} bean to await what happened to a message. <pre class="code">
  * &#64;SpringBootTest
  * &#64;TieredRetryTest
  * class OrderListenerRetryTests {
@@ -29,10 +29,9 @@ import org.springframework.boot.test.context.PropertyMapping;
  *         assertThat(parked.retryCount()).isEqualTo(3);
  *     }
  * }
- * </pre>
- * Delays set by a named policy ({@code retry.policies.<name>.delays}) or by the annotation win over the
- * default delays: override a policy's in the test's properties, and keep timing out of annotations that
- * tests must shorten.
+ * </pre> Delays set by a named policy ({@code retry.policies.<name>.delays}) or by the
+ * annotation win over the default delays: override a policy's in the test's properties,
+ * and keep timing out of annotations that tests must shorten.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
@@ -43,15 +42,16 @@ import org.springframework.boot.test.context.PropertyMapping;
 public @interface TieredRetryTest {
 
 	/**
-	 * The delay tiers of the test ({@code retry.tiers}). Tier queues are shared by every application on a
-	 * virtual host: on a broker that other tests or applications use, choose tiers of the test's own.
+	 * The delay tiers of the test ({@code retry.tiers}). Tier queues are shared by every
+	 * application on a virtual host: on a broker that other tests or applications use,
+	 * choose tiers of the test's own.
 	 * @return the tiers, ascending
 	 */
 	String[] tiers() default { "100ms", "250ms", "500ms" };
 
 	/**
-	 * The default delays of the test ({@code retry.defaults.delays}), before retry 1, 2, ...; the last one
-	 * repeats.
+	 * The default delays of the test ({@code retry.defaults.delays}), before retry 1, 2,
+	 * ...; the last one repeats.
 	 * @return the delays
 	 */
 	@PropertyMapping("defaults.delays")

@@ -1,5 +1,6 @@
 /**
- * Test support for applications with tiered retries: short test tiers and awaiting what happened to a message.
+ * Test support for applications with tiered retries: short test tiers and awaiting what
+ * happened to a message.
  */
 @NullMarked
 package io.github.tieredretry.test;

@@ -30,14 +30,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * {@link RetryOutcomes} against a real broker, as a user's test would use it with {@link TieredRetryTest}.
+ * {@link RetryOutcomes} against a real broker, as a user's test would use it with
+ * {@link TieredRetryTest}.
  */
 @SpringBootTest(classes = RetryOutcomesIntegrationTests.App.class)
 @TieredRetryTest(tiers = { "117ms", "233ms" }, delays = { "117ms", "233ms" })
 @RabbitIntegrationTest
 class RetryOutcomesIntegrationTests {
 
-	/** Tier names of this test's own (below the range other suites pick at random): deleted afterwards. */
+	/**
+	 * Tier names of this test's own (below the range other suites pick at random):
+	 * deleted afterwards.
+	 */
 	static final String[] TIER_QUEUES = { "retry.delay.117ms", "retry.delay.233ms" };
 
 	@RegisterExtension
@@ -120,7 +124,8 @@ class RetryOutcomesIntegrationTests {
 
 		@Bean
 		DisposableBean deleteTestTiers(AmqpAdmin admin) {
-			// At context close, after the listener containers stopped: nothing declares them again.
+			// At context close, after the listener containers stopped: nothing declares
+			// them again.
 			return () -> {
 				for (String tier : TIER_QUEUES) {
 					admin.deleteQueue(tier);

@@ -15,10 +15,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.stereotype.Component;
 
 /**
- * Logs every finished span on one line, with its parent, status and links, so that the trace of a retried
- * order can be read in the console without a tracing backend. {@code sample.tracing.console=false} switches
- * it off; spans also go to an OpenTelemetry collector when {@code management.opentelemetry.tracing.export.otlp.endpoint}
- * is set (Spring Boot's OTLP exporter).
+ * Logs every finished span on one line, with its parent, status and links, so that the
+ * trace of a retried order can be read in the console without a tracing backend.
+ * {@code sample.tracing.console=false} switches it off; spans also go to an OpenTelemetry
+ * collector when {@code management.opentelemetry.tracing.export.otlp.endpoint} is set
+ * (Spring Boot's OTLP exporter).
  */
 @Component
 @ConditionalOnBooleanProperty(name = "sample.tracing.console", matchIfMissing = true)
@@ -31,7 +32,11 @@ class ConsoleSpanExporter implements SpanExporter {
 		spans.forEach((span) -> logger.info("trace {} span {} parent {} {} '{}'{}{} {}", span.getTraceId(),
 				span.getSpanId(), SpanId.isValid(span.getParentSpanId()) ? span.getParentSpanId() : "(none)          ",
 				span.getKind(), span.getName(), (span.getStatus().getStatusCode() == StatusCode.ERROR) ? " ERROR" : "",
-				links(span), span.getAttributes().asMap().entrySet().stream()
+				links(span),
+				span.getAttributes()
+					.asMap()
+					.entrySet()
+					.stream()
 					.map((attribute) -> attribute.getKey().getKey() + "=" + attribute.getValue())
 					.sorted()
 					.collect(Collectors.joining(", ", "{", "}"))));

@@ -19,8 +19,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.stereotype.Component;
 
 /**
- * Publishes a batch of demo orders when the application starts: mostly healthy ones, some with a flaky
- * payment, some that never succeed, one suspected fraud and one malformed payload.
+ * Publishes a batch of demo orders when the application starts: mostly healthy ones, some
+ * with a flaky payment, some that never succeed, one suspected fraud and one malformed
+ * payload.
  */
 @Component
 @ConditionalOnBooleanProperty(name = "sample.demo.enabled", matchIfMissing = true)
@@ -61,7 +62,8 @@ public class DemoOrders implements ApplicationRunner {
 	}
 
 	/**
-	 * Publish the demo orders and one malformed payload, with message ids {@code <run>-1} to {@code <run>-17}.
+	 * Publish the demo orders and one malformed payload, with message ids {@code <run>-1}
+	 * to {@code <run>-17}.
 	 * @param run a prefix that makes this run's message ids unique
 	 */
 	public void publish(String run) {

@@ -10,8 +10,8 @@ import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.stereotype.Component;
 
 /**
- * Pays incoming orders. A failed payment is retried later through the delay tiers; the consumer thread
- * never sleeps, so healthy orders keep flowing while failed ones wait.
+ * Pays incoming orders. A failed payment is retried later through the delay tiers; the
+ * consumer thread never sleeps, so healthy orders keep flowing while failed ones wait.
  */
 @Component
 public class OrderListener {

@@ -8,15 +8,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.stereotype.Component;
 
 /**
- * A flaky payment provider. Whether a charge succeeds depends on the customer, so the demo is
- * repeatable:
+ * A flaky payment provider. Whether a charge succeeds depends on the customer, so the
+ * demo is repeatable:
  * <ul>
- * <li>{@code flaky-*} customers hit a timeout on their first two attempts, then succeed;</li>
- * <li>{@code broke-*} customers time out every time until the provider is {@link #heal() healed} (an
- * outage that outlasts every retry; their orders are parked, and replayed once it is over);</li>
+ * <li>{@code flaky-*} customers hit a timeout on their first two attempts, then
+ * succeed;</li>
+ * <li>{@code broke-*} customers time out every time until the provider is {@link #heal()
+ * healed} (an outage that outlasts every retry; their orders are parked, and replayed
+ * once it is over);</li>
  * <li>{@code fraud-*} customers are rejected as fraudulent, which no retry can fix;</li>
  * <li>everyone else is charged at once;</li>
- * <li>during an {@link #startOutage() outage} every charge times out until the provider is healed.</li>
+ * <li>during an {@link #startOutage() outage} every charge times out until the provider
+ * is healed.</li>
  * </ul>
  */
 @Component
@@ -28,7 +31,10 @@ public class PaymentGateway {
 
 	private final AtomicBoolean outage = new AtomicBoolean();
 
-	/** End the outage that affects {@code broke-*} customers, and any outage started since. */
+	/**
+	 * End the outage that affects {@code broke-*} customers, and any outage started
+	 * since.
+	 */
 	public void heal() {
 		this.healed.set(true);
 		this.outage.set(false);
@@ -43,8 +49,10 @@ public class PaymentGateway {
 	 * Charge an order.
 	 * @param order the order
 	 * @return the attempt number that succeeded
-	 * @throws PaymentTimeoutException when the provider does not answer in time (retryable)
-	 * @throws FraudSuspectedException when the provider refuses the customer (not retryable)
+	 * @throws PaymentTimeoutException when the provider does not answer in time
+	 * (retryable)
+	 * @throws FraudSuspectedException when the provider refuses the customer (not
+	 * retryable)
 	 */
 	public int charge(Order order) {
 		int attempt = this.attempts.computeIfAbsent(order.orderId(), (id) -> new AtomicInteger()).incrementAndGet();
@@ -56,8 +64,8 @@ public class PaymentGateway {
 			throw new PaymentTimeoutException("Payment provider is down (attempt " + attempt + ")");
 		}
 		if (customer.startsWith("broke-") && !this.healed.get()) {
-			throw new PaymentTimeoutException("Payment provider timed out charging " + order.amount() + " (attempt "
-					+ attempt + ")");
+			throw new PaymentTimeoutException(
+					"Payment provider timed out charging " + order.amount() + " (attempt " + attempt + ")");
 		}
 		if (customer.startsWith("flaky-") && attempt <= 2) {
 			throw new PaymentTimeoutException("Payment provider timed out (attempt " + attempt + ")");

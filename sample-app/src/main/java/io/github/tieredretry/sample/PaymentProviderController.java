@@ -10,10 +10,11 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Switches for the demo: end the payment provider's outage, so that parked orders can be replayed
- * successfully ({@code curl -X POST localhost:8080/demo/provider/heal}); take the whole provider down
- * ({@code curl -X POST localhost:8080/demo/provider/outage}) and send a burst of orders
- * ({@code curl -X POST 'localhost:8080/demo/orders?count=40'}) to watch the circuit breaker pause the listener.
+ * Switches for the demo: end the payment provider's outage, so that parked orders can be
+ * replayed successfully ({@code curl -X POST localhost:8080/demo/provider/heal}); take
+ * the whole provider down ({@code curl -X POST localhost:8080/demo/provider/outage}) and
+ * send a burst of orders ({@code curl -X POST 'localhost:8080/demo/orders?count=40'}) to
+ * watch the circuit breaker pause the listener.
  */
 @RestController
 class PaymentProviderController {

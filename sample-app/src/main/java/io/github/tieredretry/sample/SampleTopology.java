@@ -8,8 +8,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The application's own queue and message format; the retry tiers and parking lot are declared by
- * the starter.
+ * The application's own queue and message format; the retry tiers and parking lot are
+ * declared by the starter.
  */
 @Configuration(proxyBeanMethods = false)
 public class SampleTopology {

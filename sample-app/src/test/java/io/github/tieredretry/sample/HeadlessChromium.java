@@ -12,9 +12,9 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
- * Debian's headless Chromium driven by Debian's chromedriver: nothing is downloaded, and a machine without
- * them fails with a message saying how to install them (a browser test that skipped itself would prove
- * nothing).
+ * Debian's headless Chromium driven by Debian's chromedriver: nothing is downloaded, and
+ * a machine without them fails with a message saying how to install them (a browser test
+ * that skipped itself would prove nothing).
  */
 final class HeadlessChromium {
 
@@ -46,8 +46,9 @@ final class HeadlessChromium {
 	}
 
 	/**
-	 * Save a screenshot when {@code -Dconsole.screenshots=DIR} is given (the README's pictures:
-	 * {@code -Dconsole.screenshots=../docs/console}), otherwise under {@code target/console-screenshots}.
+	 * Save a screenshot when {@code -Dconsole.screenshots=DIR} is given (the README's
+	 * pictures: {@code -Dconsole.screenshots=../docs/console}), otherwise under
+	 * {@code target/console-screenshots}.
 	 * @param driver the browser
 	 * @param name the file name, without {@code .png}
 	 */

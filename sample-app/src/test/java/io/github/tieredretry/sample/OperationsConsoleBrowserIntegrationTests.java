@@ -32,9 +32,9 @@ import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -42,21 +42,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The operations console in headless Chromium, against the sample app on the real broker: an operator sees
- * why the demo's orders were parked, replays one failure group once the payment provider is back, purges
- * another, replays and purges a selection of messages, and a parked message full of markup stays text.
+ * The operations console in headless Chromium, against the sample app on the real broker:
+ * an operator sees why the demo's orders were parked, replays one failure group once the
+ * payment provider is back, purges another, replays and purges a selection of messages,
+ * and a parked message full of markup stays text.
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @TieredRetryTest(tiers = { "211ms", "503ms" })
 @DirtiesContext
-class OperationsConsoleBrowserTests {
+class OperationsConsoleBrowserIntegrationTests {
 
 	static final String RUN = UUID.randomUUID().toString().substring(0, 8);
 
 	static final String QUEUE = "console-orders-" + RUN;
 
 	static final String PARKING_LOT = "console-parking-" + RUN;
-
 
 	/** Markup that would run if the console put text on the page as HTML. */
 	static final String HOSTILE_ID = "<img src=x onerror=\"window.xss='id'\"><script>window.xss='id-script'</script>";
@@ -96,7 +96,8 @@ class OperationsConsoleBrowserTests {
 	@BeforeEach
 	void openBrowser() {
 		this.browser = HeadlessChromium.start(this.profile);
-		// The page renders its tables anew after every change: an element found a moment ago may be gone.
+		// The page renders its tables anew after every change: an element found a moment
+		// ago may be gone.
 		this.wait = new WebDriverWait(this.browser, Duration.ofSeconds(20));
 		this.wait.ignoring(StaleElementReferenceException.class);
 	}
@@ -115,14 +116,15 @@ class OperationsConsoleBrowserTests {
 
 	@Test
 	void anOperatorSeesWhyOrdersFailedReplaysOneGroupAndPurgesAnotherWhileHostileTextStaysText() {
-		// The demo parks three orders: an outage that outlasted every retry, a fraud, a malformed payload.
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.ledger.paidCount() == 14 && count(PARKING_LOT) == 3);
+		// The demo parks three orders: an outage that outlasted every retry, a fraud, a
+		// malformed payload.
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.ledger.paidCount() == 14 && count(PARKING_LOT) == 3);
 		parkHostileMessage();
 
 		this.browser.get("http://localhost:" + this.port + "/retry-console");
 		this.wait.until((browser) -> groupRows().size() == 4);
-		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 4 parked"));
+		this.wait
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 4 parked"));
 		assertThat(this.browser.findElement(By.id("tiers")).getText()).contains("retry.delay.211ms");
 		assertThat(this.browser.findElement(By.id("listeners")).getText()).contains("OrderListener#onOrder")
 			.contains("payments");
@@ -145,15 +147,16 @@ class OperationsConsoleBrowserTests {
 		assertThat(this.browser.executeScript("return typeof window.xss")).as("no markup ran").isEqualTo("undefined");
 		assertThat(this.browser.findElements(By.cssSelector("main img, main script, main svg, main b"))).isEmpty();
 
-		// The payment provider is back: look at the outage's messages, then replay that group.
+		// The payment provider is back: look at the outage's messages, then replay that
+		// group.
 		this.gateway.heal();
 		WebElement outage = groupRow("PaymentTimeoutException");
 		assertThat(outage.findElement(By.cssSelector("td.count")).getText()).isEqualTo("1");
 		assertThat(outage.findElement(By.cssSelector("td.error-text")).getText())
 			.startsWith("Payment provider timed out charging 250.00");
 		clickInGroup("PaymentTimeoutException", "show-messages");
-		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages-title"),
-				"PaymentTimeoutException"));
+		this.wait.until(
+				ExpectedConditions.textToBePresentInElementLocated(By.id("messages-title"), "PaymentTimeoutException"));
 		clickInFirstMessage("button.toggle-details");
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("messages"), "broke-dave"));
 		this.browser.executeScript("document.getElementById('messages-section').scrollIntoView()");
@@ -170,7 +173,8 @@ class OperationsConsoleBrowserTests {
 		this.wait.until(ExpectedConditions.textToBe(By.id("replay-state"), "finished"));
 		this.wait.until((browser) -> groupRows().size() == 3);
 		assertThat(this.browser.findElement(By.id("replay-moved")).getText()).isEqualTo("1 moved");
-		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 3 parked"));
+		this.wait
+			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 3 parked"));
 		HeadlessChromium.screenshot(this.browser, "replayed");
 
 		// The fraud can never succeed: purge that group.
@@ -184,12 +188,12 @@ class OperationsConsoleBrowserTests {
 		assertThat(this.browser.findElement(By.id("groups")).getText()).contains("MessageConversionException")
 			.doesNotContain("FraudSuspectedException");
 
-		// A selection: replay the malformed payload (it is parked again at once, replayed once) ...
+		// A selection: replay the malformed payload (it is parked again at once, replayed
+		// once) ...
 		ParkedMessage malformed = parked(MessageConversionException.class.getName());
 		clickInGroup("MessageConversionException", "show-messages");
-		this.wait.until((browser) -> messageRows().size() == 1 && messageRows().get(0)
-			.getAttribute("data-message-id")
-			.equals(malformed.messageId()));
+		this.wait.until((browser) -> messageRows().size() == 1
+				&& messageRows().get(0).getAttribute("data-message-id").equals(malformed.messageId()));
 		clickInFirstMessage("input.select");
 		this.browser.findElement(By.id("replay-selected")).click();
 		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
@@ -281,8 +285,10 @@ class OperationsConsoleBrowserTests {
 
 		@Bean
 		DisposableBean deleteConsoleTestQueues(AmqpAdmin admin) {
-			// At context close, after the listener containers stopped: the class shares the broker with other tests.
-			return () -> List.of(QUEUE, PARKING_LOT, "retry.delay.211ms", "retry.delay.503ms").forEach(admin::deleteQueue);
+			// At context close, after the listener containers stopped: the class shares
+			// the broker with other tests.
+			return () -> List.of(QUEUE, PARKING_LOT, "retry.delay.211ms", "retry.delay.503ms")
+				.forEach(admin::deleteQueue);
 		}
 
 	}

@@ -24,17 +24,20 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The sample's demo, end to end against the broker of application.yml (localhost:5672, or
- * SPRING_RABBITMQ_HOST/PORT/USERNAME/PASSWORD), with short test tiers: healthy orders are paid, flaky ones
- * after two retries, and the never-succeeding, fraudulent and malformed ones are parked for the right reason.
+ * SPRING_RABBITMQ_HOST/PORT/USERNAME/PASSWORD), with short test tiers: healthy orders are
+ * paid, flaky ones after two retries, and the never-succeeding, fraudulent and malformed
+ * ones are parked for the right reason.
  * <p>
- * Queues and tiers of its own, deleted afterwards, so that it can share a broker with other tests.
+ * Queues and tiers of its own, deleted afterwards, so that it can share a broker with
+ * other tests.
  */
 @SpringBootTest(properties = { "server.port=0", "sample.demo.enabled=false",
-		"sample.orders-queue=" + SampleApplicationTests.ORDERS, "retry.parking-lot=" + SampleApplicationTests.PARKING_LOT,
+		"sample.orders-queue=" + SampleApplicationIntegrationTests.ORDERS,
+		"retry.parking-lot=" + SampleApplicationIntegrationTests.PARKING_LOT,
 		"retry.policies.payments.delays=157ms, 283ms" })
 @TieredRetryTest(tiers = { "157ms", "283ms" })
 @DirtiesContext
-class SampleApplicationTests {
+class SampleApplicationIntegrationTests {
 
 	static final String ORDERS = "sample-test.orders";
 
@@ -67,8 +70,9 @@ class SampleApplicationTests {
 		assertThat(this.outcomes.awaitRecovered("test-14").retryCount()).isEqualTo(2);
 		// The healthy ones raise no event: paid on their first attempt.
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.ledger.paidCount() == 14);
-		// Only the orders queue's: the tiers' alternate exchange is shared by every application on the vhost, and
-		// may route another test's unroutable retry into this parking lot too.
+		// Only the orders queue's: the tiers' alternate exchange is shared by every
+		// application on the vhost, and may route another test's unroutable retry into
+		// this parking lot too.
 		assertThat(this.parkingLot.peek(ORDERS, 20).messages()).hasSize(3);
 	}
 
@@ -77,7 +81,8 @@ class SampleApplicationTests {
 
 		@Bean
 		DisposableBean deleteSampleTestQueues(AmqpAdmin admin) {
-			// At context close, after the listener containers stopped: nothing declares them again.
+			// At context close, after the listener containers stopped: nothing declares
+			// them again.
 			return () -> List.of(ORDERS, PARKING_LOT, "retry.delay.157ms", "retry.delay.283ms")
 				.forEach(admin::deleteQueue);
 		}
