@@ -3,12 +3,13 @@ package io.github.tieredretry.reliability.consumer;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the listener does with one message of the fault run, carried in header {@value #HEADER}:
- * {@code succeed}, {@code fail:N} (fail the first N deliveries, then succeed), {@code never} (always fail)
- * or {@code not-retryable} (fail with an exception listed in {@code noRetryOn}).
+ * What the listener does with one message of the fault run, carried in header
+ * {@value #HEADER}: {@code succeed}, {@code fail:N} (fail the first N deliveries, then
+ * succeed), {@code never} (always fail) or {@code not-retryable} (fail with an exception
+ * listed in {@code noRetryOn}).
  * <p>
- * The listener decides from this header and the message's {@code retry-count} alone, so a consumer that
- * is killed and restarted behaves exactly like one that was not.
+ * The listener decides from this header and the message's {@code retry-count} alone, so a
+ * consumer that is killed and restarted behaves exactly like one that was not.
  *
  * @param behaviour what happens
  * @param failures for {@link Behaviour#FAIL_THEN_SUCCEED}, how many attempts fail
@@ -30,7 +31,9 @@ public record FaultPlan(Behaviour behaviour, int failures) {
 		/** Always fails: parked as {@code exhausted} after the last retry. */
 		NEVER_SUCCEED,
 
-		/** Fails with a non-retryable exception: parked as {@code not-retryable} at once. */
+		/**
+		 * Fails with a non-retryable exception: parked as {@code not-retryable} at once.
+		 */
 		NOT_RETRYABLE
 
 	}

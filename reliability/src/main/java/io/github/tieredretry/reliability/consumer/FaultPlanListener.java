@@ -8,8 +8,8 @@ import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 
 /**
- * The retryable listener under test: follows each message's {@link FaultPlan} and journals a success
- * before returning, so that the container acks only recorded work.
+ * The retryable listener under test: follows each message's {@link FaultPlan} and
+ * journals a success before returning, so that the container acks only recorded work.
  */
 public class FaultPlanListener {
 
@@ -32,15 +32,15 @@ public class FaultPlanListener {
 			case FAIL_THEN_SUCCEED -> {
 				if (retryCount < plan.failures()) {
 					this.journal.failed(id);
-					throw new TransientFailureException("Scripted failure " + (retryCount + 1) + " of "
-							+ plan.failures() + " for " + id);
+					throw new TransientFailureException(
+							"Scripted failure " + (retryCount + 1) + " of " + plan.failures() + " for " + id);
 				}
 				this.journal.processed(id);
 			}
 			case NEVER_SUCCEED -> {
 				this.journal.failed(id);
-				throw new TransientFailureException("Scripted failure for " + id + " (never succeeds), retry "
-						+ retryCount);
+				throw new TransientFailureException(
+						"Scripted failure for " + id + " (never succeeds), retry " + retryCount);
 			}
 			case NOT_RETRYABLE -> {
 				this.journal.failed(id);

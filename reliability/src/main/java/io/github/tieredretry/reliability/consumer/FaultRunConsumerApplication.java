@@ -15,20 +15,19 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 
 /**
- * The consuming application of the fault run, started by the harness in a JVM of its own (so that it
- * can be killed with SIGKILL) with the harness's classpath:
- * <pre>
+ * The consuming application of the fault run, started by the harness in a JVM of its own
+ * (so that it can be killed with SIGKILL) with the harness's classpath: <pre>
  * java -cp ... io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication \
  *     --spring.rabbitmq.port=... --fault-run.queue=... --fault-run.journal=... --retry.queue-type=quorum
- * </pre>
- * Its defaults are in {@code fault-run-consumer.properties}.
+ * </pre> Its defaults are in {@code fault-run-consumer.properties}.
  */
 @SpringBootApplication
 public class FaultRunConsumerApplication {
 
 	public static void main(String[] args) {
 		new SpringApplicationBuilder(FaultRunConsumerApplication.class)
-			// Its own file name: nothing else on the harness's classpath can configure this app by accident.
+			// Its own file name: nothing else on the harness's classpath can configure
+			// this app by accident.
 			.properties("spring.config.name=fault-run-consumer")
 			.run(args);
 	}
@@ -40,7 +39,8 @@ public class FaultRunConsumerApplication {
 	}
 
 	/**
-	 * The work queue's arguments; the harness declares the queue with the same ones before it publishes.
+	 * The work queue's arguments; the harness declares the queue with the same ones
+	 * before it publishes.
 	 * @param queueType the run's queue type (work queue and tiers alike)
 	 * @return the arguments
 	 */
@@ -64,8 +64,9 @@ public class FaultRunConsumerApplication {
 	}
 
 	/**
-	 * Journals parked messages so that the harness can follow progress (the parking lot, not this line,
-	 * is what the final accounting trusts), and confirmed forwards to tiers.
+	 * Journals parked messages so that the harness can follow progress (the parking lot,
+	 * not this line, is what the final accounting trusts), and confirmed forwards to
+	 * tiers.
 	 */
 	static class JournaledEvents {
 
@@ -76,8 +77,10 @@ public class FaultRunConsumerApplication {
 		}
 
 		/**
-		 * The event follows the confirm, so the message entered its tier between the failure (due minus
-		 * delay) and now; the run's tiers equal its delays, so it expires between due and now plus delay.
+		 * The event follows the confirm, so the message entered its tier between the
+		 * failure (due minus delay) and now; the run's tiers equal its delays, so it
+		 * expires between due and now plus delay.
+		 * @param event the scheduled retry
 		 */
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) {

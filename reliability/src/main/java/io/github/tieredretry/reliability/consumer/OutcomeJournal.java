@@ -10,26 +10,32 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * Append-only record of what this consumer process did, one line per outcome: {@code S <message-id> <at>}
- * for a message the listener processed, {@code P <message-id>} for one that was parked; one line per
- * failed invocation, {@code F <message-id> <at>}; one line per confirmed forward to a tier,
- * {@code R <message-id> <from> <to>}: the message expires in its tier between those two instants (epoch
- * milliseconds); and one line per delivery of a message replayed from the parking lot,
- * {@code X <message-id> <replay-count> <replayed-at>}. {@code F} and {@code R} tell the harness where a
- * message was last seen when a broker restart lost it; the times of {@code S} place duplicates in the
- * fault windows; {@code X} shows when each replay of a message happened.
+ * Append-only record of what this consumer process did, one line per outcome:
+ * {@code S <message-id> <at>} for a message the listener processed,
+ * {@code P <message-id>} for one that was parked; one line per failed invocation,
+ * {@code F <message-id> <at>}; one line per confirmed forward to a tier,
+ * {@code R <message-id> <from> <to>}: the message expires in its tier between those two
+ * instants (epoch milliseconds); and one line per delivery of a message replayed from the
+ * parking lot, {@code X <message-id> <replay-count> <replayed-at>}. {@code F} and
+ * {@code R} tell the harness where a message was last seen when a broker restart lost it;
+ * the times of {@code S} place duplicates in the fault windows; {@code X} shows when each
+ * replay of a message happened.
  * <p>
- * A line is written with one {@code write(2)} before the listener returns, so it reaches the operating
- * system before the container can ack the message: killing the process (SIGKILL) cannot lose it. It is
- * not fsynced; the fault run kills processes, not machines. Each process writes its own file, so a line
- * cut short by the kill can only be the last line of a dead process's file.
+ * A line is written with one {@code write(2)} before the listener returns, so it reaches
+ * the operating system before the container can ack the message: killing the process
+ * (SIGKILL) cannot lose it. It is not fsynced; the fault run kills processes, not
+ * machines. Each process writes its own file, so a line cut short by the kill can only be
+ * the last line of a dead process's file.
  */
 public final class OutcomeJournal implements AutoCloseable {
 
 	/** Prefix of a processed message's line. */
 	public static final String PROCESSED = "S";
 
-	/** Prefix of a parked message's line (progress only: the parking lot itself is the record). */
+	/**
+	 * Prefix of a parked message's line (progress only: the parking lot itself is the
+	 * record).
+	 */
 	public static final String PARKED = "P";
 
 	/** Prefix of a failed invocation of the listener (not an outcome). */
@@ -38,7 +44,9 @@ public final class OutcomeJournal implements AutoCloseable {
 	/** Prefix of a confirmed forward to a delay tier (not an outcome). */
 	public static final String RETRY_SCHEDULED = "R";
 
-	/** Prefix of a delivery of a message replayed from the parking lot (not an outcome). */
+	/**
+	 * Prefix of a delivery of a message replayed from the parking lot (not an outcome).
+	 */
 	public static final String REPLAYED = "X";
 
 	private final FileChannel channel;
@@ -80,7 +88,8 @@ public final class OutcomeJournal implements AutoCloseable {
 	/**
 	 * Record a forward to a tier that the broker confirmed.
 	 * @param messageId the message
-	 * @param expiresFrom the earliest instant the message can expire in its tier (epoch milliseconds)
+	 * @param expiresFrom the earliest instant the message can expire in its tier (epoch
+	 * milliseconds)
 	 * @param expiresTo the latest instant it can expire there (epoch milliseconds)
 	 */
 	public void retryScheduled(String messageId, long expiresFrom, long expiresTo) {
@@ -91,7 +100,8 @@ public final class OutcomeJournal implements AutoCloseable {
 	 * Record the delivery of a message that was replayed from the parking lot.
 	 * @param messageId the message
 	 * @param replayCount how often it was replayed ({@code retry-replay-count})
-	 * @param replayedAt when it was last replayed ({@code retry-replayed-at}, epoch milliseconds)
+	 * @param replayedAt when it was last replayed ({@code retry-replayed-at}, epoch
+	 * milliseconds)
 	 */
 	public void replayed(String messageId, long replayCount, long replayedAt) {
 		append(REPLAYED + " " + messageId + " " + replayCount + " " + replayedAt + "\n");

@@ -11,8 +11,8 @@ public record CommandResult(String command, int exitCode, String output) {
 
 	public CommandResult requireSuccess() {
 		if (this.exitCode != 0) {
-			throw new IllegalStateException("'" + this.command + "' failed with exit code " + this.exitCode + ":\n"
-					+ this.output);
+			throw new IllegalStateException(
+					"'" + this.command + "' failed with exit code " + this.exitCode + ":\n" + this.output);
 		}
 		return this;
 	}

@@ -9,10 +9,11 @@ import org.testcontainers.containers.Container;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
- * The harness's broker in a Testcontainers container, when Docker works. Faults run {@code rabbitmqctl}
- * inside the container: {@code stop_app}/{@code start_app} restart the broker without replacing the
- * container, so its data and its mapped port survive (a new container would get a new port and lose the
- * queues, which is a different experiment).
+ * The harness's broker in a Testcontainers container, when Docker works. Faults run
+ * {@code rabbitmqctl} inside the container: {@code stop_app}/{@code start_app} restart
+ * the broker without replacing the container, so its data and its mapped port survive (a
+ * new container would get a new port and lose the queues, which is a different
+ * experiment).
  */
 public final class ContainerRabbitNode implements HarnessBroker {
 

@@ -10,13 +10,14 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
 /**
- * A RabbitMQ node that belongs to the fault run alone: the harness restarts it and closes all of its
- * connections, which it must never do to a broker that anyone else uses.
+ * A RabbitMQ node that belongs to the fault run alone: the harness restarts it and closes
+ * all of its connections, which it must never do to a broker that anyone else uses.
  */
 public interface HarnessBroker extends AutoCloseable {
 
 	/**
-	 * A short description for the report, e.g. {@code local node tiered-retry-harness-42@localhost}.
+	 * A short description for the report, e.g.
+	 * {@code local node tiered-retry-harness-42@localhost}.
 	 * @return the description
 	 */
 	String description();
@@ -30,7 +31,8 @@ public interface HarnessBroker extends AutoCloseable {
 	String password();
 
 	/**
-	 * Every address a client may connect to: one for a single node, each node's for a cluster.
+	 * Every address a client may connect to: one for a single node, each node's for a
+	 * cluster.
 	 * @return the addresses
 	 */
 	default List<Address> addresses() {
@@ -42,7 +44,8 @@ public interface HarnessBroker extends AutoCloseable {
 	 * @return e.g. {@code 127.0.0.1:41001,127.0.0.1:41002}
 	 */
 	default String addressList() {
-		return addresses().stream().map((address) -> address.getHost() + ":" + address.getPort())
+		return addresses().stream()
+			.map((address) -> address.getHost() + ":" + address.getPort())
 			.collect(Collectors.joining(","));
 	}
 
@@ -54,8 +57,8 @@ public interface HarnessBroker extends AutoCloseable {
 	CommandResult ctl(String... arguments);
 
 	/**
-	 * Create a virtual host (one per run, so that classic and quorum tiers of the same name can coexist)
-	 * and give the harness user full permissions on it.
+	 * Create a virtual host (one per run, so that classic and quorum tiers of the same
+	 * name can coexist) and give the harness user full permissions on it.
 	 * @param vhost the virtual host
 	 */
 	default void createVirtualHost(String vhost) {
@@ -64,7 +67,8 @@ public interface HarnessBroker extends AutoCloseable {
 	}
 
 	/**
-	 * Close every client connection of a virtual host ({@code rabbitmqctl close_all_connections}).
+	 * Close every client connection of a virtual host
+	 * ({@code rabbitmqctl close_all_connections}).
 	 * @param vhost the virtual host
 	 * @param reason the reason the clients are told
 	 */
@@ -73,8 +77,9 @@ public interface HarnessBroker extends AutoCloseable {
 	}
 
 	/**
-	 * Restart the RabbitMQ application ({@code rabbitmqctl stop_app}, then {@code start_app}) and wait
-	 * until it accepts connections again. Durable queues and persistent messages survive.
+	 * Restart the RabbitMQ application ({@code rabbitmqctl stop_app}, then
+	 * {@code start_app}) and wait until it accepts connections again. Durable queues and
+	 * persistent messages survive.
 	 */
 	default void restartApplication() {
 		ctl("stop_app").requireSuccess();
@@ -83,8 +88,8 @@ public interface HarnessBroker extends AutoCloseable {
 	}
 
 	/**
-	 * Kill the broker without a clean shutdown (SIGKILL: nothing flushed, nothing handed over) and start it
-	 * again, like a crashed node coming back.
+	 * Kill the broker without a clean shutdown (SIGKILL: nothing flushed, nothing handed
+	 * over) and start it again, like a crashed node coming back.
 	 * @throws UnsupportedOperationException when this broker cannot be crashed
 	 */
 	void crashAndRestart();
@@ -109,8 +114,8 @@ public interface HarnessBroker extends AutoCloseable {
 	}
 
 	/**
-	 * A plain AMQP client connection factory for a virtual host, without automatic recovery; connect with
-	 * {@link #connect}, which tries every address.
+	 * A plain AMQP client connection factory for a virtual host, without automatic
+	 * recovery; connect with {@link #connect}, which tries every address.
 	 * @param vhost the virtual host
 	 * @return the factory
 	 */
@@ -134,7 +139,8 @@ public interface HarnessBroker extends AutoCloseable {
 	 */
 	default Connection connect(String vhost, String name) {
 		try {
-			// The client tries the addresses in random order: with a cluster, any running node will do.
+			// The client tries the addresses in random order: with a cluster, any running
+			// node will do.
 			return connectionFactory(vhost).newConnection(addresses(), name);
 		}
 		catch (Exception ex) {

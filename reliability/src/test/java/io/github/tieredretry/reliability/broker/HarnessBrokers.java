@@ -6,10 +6,11 @@ import java.util.Optional;
 import org.testcontainers.DockerClientFactory;
 
 /**
- * Starts the fault run's own broker: a local RabbitMQ node when {@code rabbitmq-server} is installed,
- * else a container when Docker works. There is no third option: the harness restarts its broker and
- * closes all of its connections, so it never touches a broker that it did not start (such as the one
- * on 5672 that developers and other test suites share).
+ * Starts the fault run's own broker: a local RabbitMQ node when {@code rabbitmq-server}
+ * is installed, else a container when Docker works. There is no third option: the harness
+ * restarts its broker and closes all of its connections, so it never touches a broker
+ * that it did not start (such as the one on 5672 that developers and other test suites
+ * share).
  * <p>
  * {@code -Dreliability.broker=local} or {@code =docker} forces a choice.
  */
@@ -18,8 +19,8 @@ public final class HarnessBrokers {
 	private static final String SCRIPTS_SEARCHED = "looked in -Dreliability.rabbitmq-scripts, /usr/lib/rabbitmq/bin, "
 			+ "/usr/local/sbin, /opt/rabbitmq/sbin and the PATH";
 
-	private static final String INSTALL = "Install RabbitMQ (e.g. apt-get install -y rabbitmq-server; the harness starts "
-			+ "its own nodes as the current user, on free ports, with their files under target/)";
+	private static final String INSTALL = "Install RabbitMQ (e.g. apt-get install -y rabbitmq-server; the "
+			+ "harness starts its own nodes as the current user, on free ports, with their files under target/)";
 
 	private HarnessBrokers() {
 	}
@@ -42,14 +43,15 @@ public final class HarnessBrokers {
 		throw new IllegalStateException("The fault run needs a RabbitMQ node of its own, because it restarts the "
 				+ "broker and closes all of its connections: it never uses a shared broker such as the one on "
 				+ "localhost:5672. Found neither rabbitmq-server/rabbitmqctl (" + SCRIPTS_SEARCHED
-				+ ") nor a working Docker for Testcontainers" + (choice.equals("auto") ? "" : " (with "
-						+ "-Dreliability.broker=" + choice + ")")
-				+ ". " + INSTALL + " or start Docker.");
+				+ ") nor a working Docker for Testcontainers"
+				+ (choice.equals("auto") ? "" : " (with " + "-Dreliability.broker=" + choice + ")") + ". " + INSTALL
+				+ " or start Docker.");
 	}
 
 	/**
-	 * Start a cluster of local nodes for the harness. Unlike a single node, a cluster always runs from the
-	 * local {@code rabbitmq-server}: its faults kill and stop individual nodes.
+	 * Start a cluster of local nodes for the harness. Unlike a single node, a cluster
+	 * always runs from the local {@code rabbitmq-server}: its faults kill and stop
+	 * individual nodes.
 	 * @param workDirectory where the nodes keep their files
 	 * @param size how many nodes
 	 * @return the running cluster
@@ -58,8 +60,8 @@ public final class HarnessBrokers {
 	public static LocalRabbitCluster startCluster(Path workDirectory, int size) {
 		Path scripts = LocalRabbitNode.findScripts()
 			.orElseThrow(() -> new IllegalStateException("The cluster fault run starts " + size + " RabbitMQ nodes "
-					+ "of its own on loopback and never uses a shared broker, but found no rabbitmq-server/rabbitmqctl ("
-					+ SCRIPTS_SEARCHED + "). " + INSTALL + "."));
+					+ "of its own on loopback and never uses a shared broker, but found no "
+					+ "rabbitmq-server/rabbitmqctl (" + SCRIPTS_SEARCHED + "). " + INSTALL + "."));
 		return LocalRabbitCluster.start(scripts, workDirectory, size);
 	}
 

@@ -23,14 +23,16 @@ import com.rabbitmq.client.Address;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A RabbitMQ cluster of the harness's own: {@link LocalRabbitNode local nodes} with their own names
- * ({@code tiered-retry-harness-<pid>-c<n>-1@localhost}, {@code -2}, ...), AMQP and distribution ports and
- * directories, sharing an Erlang cookie of their own, joined with {@code rabbitmqctl join_cluster}. Quorum
- * queues declared once all nodes have joined get a member on every node.
+ * A RabbitMQ cluster of the harness's own: {@link LocalRabbitNode local nodes} with their
+ * own names ({@code tiered-retry-harness-<pid>-c<n>-1@localhost}, {@code -2}, ...), AMQP
+ * and distribution ports and directories, sharing an Erlang cookie of their own, joined
+ * with {@code rabbitmqctl join_cluster}. Quorum queues declared once all nodes have
+ * joined get a member on every node.
  * <p>
- * Cluster-wide commands ({@code list_queues}, {@code add_vhost}) run against a running node; the faults
- * are node faults: SIGKILL ({@link #kill}), a clean stop ({@link #stop}), a start ({@link #startAgain}), and
- * {@code close_all_connections} on every running node.
+ * Cluster-wide commands ({@code list_queues}, {@code add_vhost}) run against a running
+ * node; the faults are node faults: SIGKILL ({@link #kill}), a clean stop
+ * ({@link #stop}), a start ({@link #startAgain}), and {@code close_all_connections} on
+ * every running node.
  */
 public final class LocalRabbitCluster implements HarnessBroker {
 
@@ -40,12 +42,14 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	private static final String QUORUM_CRITICAL_CHECK = "check_if_node_is_quorum_critical";
 
 	/**
-	 * The nodes' {@code advanced.config} unless {@code -Dreliability.cluster.broker-defaults=true}: a dead-letter
-	 * transfer that a quorum queue's at-least-once dead-letter worker could not start is retried after 5 s
-	 * instead of 180 s. On RabbitMQ before 3.12.5 the worker of a queue whose leader moved in a node crash
-	 * can address its first transfer to the dead node when that node also led the dead-letter target: the
-	 * transfer is refused and retried only after this timeout, each time against that node, so retries stop
-	 * leaving their tier until the node is back and the timeout has passed (see docs/cluster.md).
+	 * The nodes' {@code advanced.config} unless
+	 * {@code -Dreliability.cluster.broker-defaults=true}: a dead-letter transfer that a
+	 * quorum queue's at-least-once dead-letter worker could not start is retried after 5
+	 * s instead of 180 s. On RabbitMQ before 3.12.5 the worker of a queue whose leader
+	 * moved in a node crash can address its first transfer to the dead node when that
+	 * node also led the dead-letter target: the transfer is refused and retried only
+	 * after this timeout, each time against that node, so retries stop leaving their tier
+	 * until the node is back and the timeout has passed (see docs/cluster.md).
 	 */
 	static final String DEAD_LETTER_RETRY_AFTER_5_S = "[{rabbit, [{dead_letter_worker_publisher_confirm_timeout, "
 			+ "5000}]}].\n";
@@ -62,8 +66,9 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Start the nodes side by side, join every other node to the first, and wait until all of them run; the
-	 * nodes retry a refused dead-letter transfer after 5 s ({@link #DEAD_LETTER_RETRY_AFTER_5_S}) unless
+	 * Start the nodes side by side, join every other node to the first, and wait until
+	 * all of them run; the nodes retry a refused dead-letter transfer after 5 s
+	 * ({@link #DEAD_LETTER_RETRY_AFTER_5_S}) unless
 	 * {@code -Dreliability.cluster.broker-defaults=true}.
 	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
 	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
@@ -76,7 +81,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Start the nodes side by side, join every other node to the first, and wait until all of them run.
+	 * Start the nodes side by side, join every other node to the first, and wait until
+	 * all of them run.
 	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
 	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
 	 * @param size how many nodes
@@ -85,7 +91,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 */
 	static LocalRabbitCluster start(Path scripts, Path workDirectory, int size, String advancedConfig) {
 		String cookie = LocalRabbitNode.newCookie();
-		// "-c<n>-": never the name of a single harness node of this JVM ("-<n>"), which may still be running.
+		// "-c<n>-": never the name of a single harness node of this JVM ("-<n>"), which
+		// may still be running.
 		String prefix = LocalRabbitNode.NODE_PREFIX + ProcessHandle.current().pid() + "-c" + CLUSTERS.incrementAndGet()
 				+ "-";
 		List<LocalRabbitNode> nodes = new ArrayList<>();
@@ -104,8 +111,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 			first.ctl("await_online_nodes", String.valueOf(size), "--timeout", "120").requireSuccess();
 			List<String> running = cluster.runningNodes();
 			if (running.size() != size) {
-				throw new IllegalStateException("The harness cluster formed with " + running + " running, not all of "
-						+ cluster.nodeNames());
+				throw new IllegalStateException(
+						"The harness cluster formed with " + running + " running, not all of " + cluster.nodeNames());
 			}
 			return cluster;
 		}
@@ -118,7 +125,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	@Override
 	public String description() {
 		return "local " + this.nodes.size() + "-node cluster " + nodeNames() + " on " + addressList()
-				+ (this.advancedConfig.isEmpty() ? ", broker defaults" : ", advanced.config " + this.advancedConfig.strip());
+				+ (this.advancedConfig.isEmpty() ? ", broker defaults"
+						: ", advanced.config " + this.advancedConfig.strip());
 	}
 
 	@Override
@@ -147,8 +155,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Run {@code rabbitmqctl} against a running node: for the cluster-wide commands (virtual hosts,
-	 * permissions, queues).
+	 * Run {@code rabbitmqctl} against a running node: for the cluster-wide commands
+	 * (virtual hosts, permissions, queues).
 	 */
 	@Override
 	public CommandResult ctl(String... arguments) {
@@ -156,8 +164,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * {@code rabbitmqctl close_all_connections} on every running node at once: each node closes the client
-	 * connections it holds.
+	 * {@code rabbitmqctl close_all_connections} on every running node at once: each node
+	 * closes the client connections it holds.
 	 */
 	@Override
 	public void closeAllConnections(String vhost, String reason) {
@@ -198,8 +206,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * The members of each quorum queue of a virtual host (the nodes holding a replica); other queues are
-	 * not listed.
+	 * The members of each quorum queue of a virtual host (the nodes holding a replica);
+	 * other queues are not listed.
 	 * @param vhost the virtual host
 	 * @return queue name to its members' node names
 	 */
@@ -237,8 +245,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Kill a node (SIGKILL) and wait until every quorum queue of the virtual host that it led has elected a
-	 * leader on another node.
+	 * Kill a node (SIGKILL) and wait until every quorum queue of the virtual host that it
+	 * led has elected a leader on another node.
 	 * @param node the node
 	 * @param vhost the virtual host
 	 * @return how long the election took, from the kill
@@ -251,7 +259,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * The leaders as last seen by {@link #kill} or {@link #stop}, once none was on the node any more.
+	 * The leaders as last seen by {@link #kill} or {@link #stop}, once none was on the
+	 * node any more.
 	 * @return queue name to the leader's node name
 	 */
 	public Map<String, String> lastSeenLeaders() {
@@ -259,9 +268,10 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Stop a node cleanly ({@code rabbitmqctl stop}), once no quorum queue would lose its majority without
-	 * it ({@code rabbitmq-queues check_if_node_is_quorum_critical}: a node that came back from a crash may
-	 * still be catching up), and wait until the queues it led have other leaders.
+	 * Stop a node cleanly ({@code rabbitmqctl stop}), once no quorum queue would lose its
+	 * majority without it ({@code rabbitmq-queues check_if_node_is_quorum_critical}: a
+	 * node that came back from a crash may still be catching up), and wait until the
+	 * queues it led have other leaders.
 	 * @param node the node
 	 * @param vhost the virtual host
 	 * @return how long the stop took, from the moment the node was no longer critical
@@ -277,8 +287,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	}
 
 	/**
-	 * Start a killed or stopped node again, and wait until it is back in every quorum queue of the virtual
-	 * host.
+	 * Start a killed or stopped node again, and wait until it is back in every quorum
+	 * queue of the virtual host.
 	 * @param node the node
 	 * @param vhost the virtual host
 	 * @return how long it took
@@ -298,7 +308,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 */
 	public List<String> runningNodes() {
 		String output = ctl("eval", "rabbit_nodes:all_running().").requireSuccess().output();
-		return Arrays.stream(output.replaceAll("[\\[\\]'\\s]", "").split(",")).filter((name) -> !name.isEmpty())
+		return Arrays.stream(output.replaceAll("[\\[\\]'\\s]", "").split(","))
+			.filter((name) -> !name.isEmpty())
 			.sorted()
 			.toList();
 	}
@@ -334,10 +345,11 @@ public final class LocalRabbitCluster implements HarnessBroker {
 			.split("\n")) {
 			String[] columns = line.strip().split("\\s+", 3);
 			if (columns.length == 3 && columns[1].equals("quorum")) {
-				lists.put(columns[0], Arrays.stream(columns[2].replaceAll("[\\[\\]]", "").split(","))
-					.map(String::strip)
-					.filter((name) -> !name.isEmpty())
-					.toList());
+				lists.put(columns[0],
+						Arrays.stream(columns[2].replaceAll("[\\[\\]]", "").split(","))
+							.map(String::strip)
+							.filter((name) -> !name.isEmpty())
+							.toList());
 			}
 		}
 		return lists;
@@ -352,13 +364,18 @@ public final class LocalRabbitCluster implements HarnessBroker {
 			.toList();
 	}
 
-	/** Nodes start and stop side by side, each on a thread of its own (the common pool may have one). */
+	/**
+	 * Nodes start and stop side by side, each on a thread of its own (the common pool may
+	 * have one).
+	 */
 	private void onEveryNode(Consumer<LocalRabbitNode> action) {
 		ExecutorService executor = Executors.newFixedThreadPool(this.nodes.size());
 		try {
-			CompletableFuture.allOf(this.nodes.stream()
-				.map((node) -> CompletableFuture.runAsync(() -> action.accept(node), executor))
-				.toArray(CompletableFuture[]::new)).join();
+			CompletableFuture
+				.allOf(this.nodes.stream()
+					.map((node) -> CompletableFuture.runAsync(() -> action.accept(node), executor))
+					.toArray(CompletableFuture[]::new))
+				.join();
 		}
 		catch (CompletionException ex) {
 			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;

@@ -23,30 +23,39 @@ import java.util.stream.Stream;
 import io.github.tieredretry.testsupport.Ports;
 
 /**
- * A RabbitMQ node of the harness's own, started from the locally installed {@code rabbitmq-server} as
- * the current user, with everything it writes under the build directory:
+ * A RabbitMQ node of the harness's own, started from the locally installed
+ * {@code rabbitmq-server} as the current user, with everything it writes under the build
+ * directory:
  * <ul>
- * <li>its own node name ({@code tiered-retry-harness-<pid>-<n>@localhost}), AMQP port and distribution port
- * (both free ports picked at start), so it can run next to a developer's broker on 5672, and next to
- * another build's harness node;</li>
- * <li>its own configuration, plugins, Mnesia, log and pid files, Erlang cookie ({@code HOME}) and an
- * empty {@code rabbitmq-env.conf}, so that nothing of the system broker's configuration applies.</li>
+ * <li>its own node name ({@code tiered-retry-harness-<pid>-<n>@localhost}), AMQP port and
+ * distribution port (both free ports picked at start), so it can run next to a
+ * developer's broker on 5672, and next to another build's harness node;</li>
+ * <li>its own configuration, plugins, Mnesia, log and pid files, Erlang cookie
+ * ({@code HOME}) and an empty {@code rabbitmq-env.conf}, so that nothing of the system
+ * broker's configuration applies.</li>
  * </ul>
- * Every {@code rabbitmqctl} call names this node explicitly: the faults can never reach another broker.
+ * Every {@code rabbitmqctl} call names this node explicitly: the faults can never reach
+ * another broker.
  * <p>
  * The same class makes the members of a {@link LocalRabbitCluster}: nodes prepared with
- * {@link #prepare} share one cookie, and can be killed, stopped and started again one by one.
+ * {@link #prepare} share one cookie, and can be killed, stopped and started again one by
+ * one.
  */
 public final class LocalRabbitNode implements HarnessBroker {
 
-	/** Every harness node's name starts with this; fault commands refuse any other node. */
+	/**
+	 * Every harness node's name starts with this; fault commands refuse any other node.
+	 */
 	static final String NODE_PREFIX = "tiered-retry-harness-";
 
 	private static final String USER = "guest";
 
 	private static final AtomicInteger STARTED = new AtomicInteger();
 
-	/** Where distributions install the scripts, most specific first (the Debian wrapper in /usr/sbin last). */
+	/**
+	 * Where distributions install the scripts, most specific first (the Debian wrapper in
+	 * /usr/sbin last).
+	 */
 	private static final List<String> SCRIPT_DIRECTORIES = List.of("/usr/lib/rabbitmq/bin", "/usr/local/sbin",
 			"/opt/rabbitmq/sbin", "/usr/local/opt/rabbitmq/sbin", "/opt/homebrew/opt/rabbitmq/sbin", "/usr/sbin");
 
@@ -72,14 +81,16 @@ public final class LocalRabbitNode implements HarnessBroker {
 		this.node = node;
 		this.amqpPort = amqpPort;
 		this.environment = environment;
-		// A detached node outlives the JVM that started it: a harness killed mid-run must not leave it behind.
+		// A detached node outlives the JVM that started it: a harness killed mid-run must
+		// not leave it behind.
 		this.killOnExit = new Thread(this::killNodeProcess, "kill-" + node);
 		Runtime.getRuntime().addShutdownHook(this.killOnExit);
 	}
 
 	/**
-	 * The directory holding {@code rabbitmq-server} and {@code rabbitmqctl}: system property
-	 * {@code reliability.rabbitmq-scripts}, else the usual installation directories, else the {@code PATH}.
+	 * The directory holding {@code rabbitmq-server} and {@code rabbitmqctl}: system
+	 * property {@code reliability.rabbitmq-scripts}, else the usual installation
+	 * directories, else the {@code PATH}.
 	 * @return the directory, if RabbitMQ is installed
 	 */
 	public static Optional<Path> findScripts() {
@@ -107,7 +118,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * @return the running node
 	 */
 	public static LocalRabbitNode start(Path scripts, Path workDirectory) {
-		// Unique per start: one JVM may run several harness nodes (the conditions tests' and the fault run's).
+		// Unique per start: one JVM may run several harness nodes (the conditions tests'
+		// and the fault run's).
 		LocalRabbitNode rabbit = prepare(scripts, workDirectory,
 				NODE_PREFIX + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet(), newCookie());
 		rabbit.launch();
@@ -118,7 +130,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * Prepare a node's files and environment without starting it.
 	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
 	 * @param workDirectory where the node keeps its files (a subdirectory per node)
-	 * @param shortName the node name before {@code @localhost}; must start with {@value #NODE_PREFIX}
+	 * @param shortName the node name before {@code @localhost}; must start with
+	 * {@value #NODE_PREFIX}
 	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
 	 * @return the node, not running yet
 	 */
@@ -130,9 +143,11 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * Prepare a node's files and environment without starting it.
 	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
 	 * @param workDirectory where the node keeps its files (a subdirectory per node)
-	 * @param shortName the node name before {@code @localhost}; must start with {@value #NODE_PREFIX}
+	 * @param shortName the node name before {@code @localhost}; must start with
+	 * {@value #NODE_PREFIX}
 	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
-	 * @param advancedConfig the content of the node's {@code advanced.config}, empty for none
+	 * @param advancedConfig the content of the node's {@code advanced.config}, empty for
+	 * none
 	 * @return the node, not running yet
 	 */
 	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie,
@@ -184,14 +199,15 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	/**
-	 * Start the node's Erlang VM ({@code rabbitmq-server -detached}) and wait until RabbitMQ runs in it; a
-	 * member of a cluster rejoins its cluster.
+	 * Start the node's Erlang VM ({@code rabbitmq-server -detached}) and wait until
+	 * RabbitMQ runs in it; a member of a cluster rejoins its cluster.
 	 * @throws IllegalStateException when it does not start, with the end of its log
 	 */
 	void launch() {
 		Path pidFile = this.base.resolve("node.pid");
 		try {
-			// A stale pid file (left by a SIGKILL) would make "rabbitmqctl wait" watch a dead process.
+			// A stale pid file (left by a SIGKILL) would make "rabbitmqctl wait" watch a
+			// dead process.
 			Files.deleteIfExists(pidFile);
 		}
 		catch (IOException ex) {
@@ -225,7 +241,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	/**
-	 * Kill the node's VM with SIGKILL: nothing flushed, nothing handed over, like a crashed machine.
+	 * Kill the node's VM with SIGKILL: nothing flushed, nothing handed over, like a
+	 * crashed machine.
 	 */
 	public void kill() {
 		this.running = false;
@@ -233,8 +250,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	/**
-	 * Stop the node cleanly ({@code rabbitmqctl stop}): it hands its quorum queue leaderships over and
-	 * closes its client connections before its VM exits.
+	 * Stop the node cleanly ({@code rabbitmqctl stop}): it hands its quorum queue
+	 * leaderships over and closes its client connections before its VM exits.
 	 */
 	public void stop() {
 		this.running = false;
@@ -298,7 +315,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	/**
 	 * Run one of RabbitMQ's command line tools against this node, and this node only.
-	 * @param tool {@code rabbitmqctl}, {@code rabbitmq-queues} or {@code rabbitmq-diagnostics}
+	 * @param tool {@code rabbitmqctl}, {@code rabbitmq-queues} or
+	 * {@code rabbitmq-diagnostics}
 	 * @param arguments the command and its arguments
 	 * @return the result
 	 */
@@ -346,7 +364,9 @@ public final class LocalRabbitNode implements HarnessBroker {
 			if (Files.exists(pidFile)) {
 				long pid = Long.parseLong(Files.readString(pidFile).strip());
 				ProcessHandle.of(pid)
-					.filter((process) -> process.info().command().map((command) -> command.contains("beam"))
+					.filter((process) -> process.info()
+						.command()
+						.map((command) -> command.contains("beam"))
 						.orElse(true))
 					.ifPresent((process) -> {
 						process.destroyForcibly();
@@ -376,8 +396,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	/**
-	 * A new Erlang cookie: the nodes and the command line tools that share it can talk to each other, and
-	 * nothing else can (not the system broker, whose cookie is another).
+	 * A new Erlang cookie: the nodes and the command line tools that share it can talk to
+	 * each other, and nothing else can (not the system broker, whose cookie is another).
 	 * @return the cookie
 	 */
 	static String newCookie() {
@@ -390,7 +410,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	private static void writeCookie(Path cookie, String value) throws IOException {
-		// Written before the node starts, so that the node and the CLI never race to create it.
+		// Written before the node starts, so that the node and the CLI never race to
+		// create it.
 		Files.writeString(cookie, value);
 		Files.setPosixFilePermissions(cookie, Set.of(PosixFilePermission.OWNER_READ));
 	}

@@ -1,5 +1,6 @@
 /**
- * The harness's own RabbitMQ: a local node, a cluster of local nodes, or a container; never a shared broker.
+ * The harness's own RabbitMQ: a local node, a cluster of local nodes, or a container;
+ * never a shared broker.
  */
 @NullMarked
 package io.github.tieredretry.reliability.broker;

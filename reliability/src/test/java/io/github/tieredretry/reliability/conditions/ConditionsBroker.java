@@ -7,9 +7,9 @@ import io.github.tieredretry.reliability.broker.HarnessBroker;
 import io.github.tieredretry.reliability.broker.HarnessBrokers;
 
 /**
- * The RabbitMQ node the tests of this package share: started once per JVM, on first use, and stopped when
- * the JVM exits. Every test works in a virtual host of its own and puts back any node-wide setting it
- * changes; the node is never the shared broker on 5672.
+ * The RabbitMQ node the tests of this package share: started once per JVM, on first use,
+ * and stopped when the JVM exits. Every test works in a virtual host of its own and puts
+ * back any node-wide setting it changes; the node is never the shared broker on 5672.
  */
 final class ConditionsBroker {
 

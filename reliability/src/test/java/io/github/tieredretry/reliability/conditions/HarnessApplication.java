@@ -28,8 +28,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 
 /**
- * A Spring Boot application with one retryable listener on queue {@code test.work}, run in the test's JVM
- * against a virtual host of a harness broker. Its listener follows the {@link Script} in each message body.
+ * A Spring Boot application with one retryable listener on queue {@code test.work}, run
+ * in the test's JVM against a virtual host of a harness broker. Its listener follows the
+ * {@link Script} in each message body.
  */
 final class HarnessApplication implements AutoCloseable {
 

@@ -19,23 +19,28 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Every consumer instance replays the same parking lot through its retry endpoint
- * ({@code POST /actuator/retry/parking-lot/replay} with {@code {"queue": "fault-run.work"}}), once the fault
- * run has accounted for every message, in two rounds: all instances at the same moment, then again with the
- * second instance beginning once the first has moved a tenth of the parking lot (both still run side by
- * side). The parked messages all fail again (they never succeed, or are not retryable), so every copy that
- * a replay moved comes back to the parking lot with one replay more in {@code retry-replay-count}; each
- * round compares the parking lot before and after, message by message:
+ * ({@code POST /actuator/retry/parking-lot/replay} with {@code {"queue":
+ * "fault-run.work"}}), once the fault run has accounted for every message, in two rounds:
+ * all instances at the same moment, then again with the second instance beginning once
+ * the first has moved a tenth of the parking lot (both still run side by side). The
+ * parked messages all fail again (they never succeed, or are not retryable), so every
+ * copy that a replay moved comes back to the parking lot with one replay more in
+ * {@code retry-replay-count}; each round compares the parking lot before and after,
+ * message by message:
  * <ul>
  * <li>lost: a message parked before and neither parked nor processed after;</li>
- * <li>wrong: a message processed (its plan never succeeds), or parked again with another reason;</li>
- * <li>replayed twice: a copy replayed twice in the round. It is explained when the message's deliveries
- * show both replays, one after the other: one operation replayed it, it failed and was parked again at
- * the parking lot's tail, and the other operation, which had begun after that first replay, took it for
- * a message parked before it began (an operation stops only at copies replayed at or after its own start)
- * and replayed it again;</li>
- * <li>new copies: more copies of a message after than before, which only a replay that published a parked
- * copy twice could make;</li>
- * <li>moves that never arrived: the replays' {@code moved} against the replays found in the parking lot.</li>
+ * <li>wrong: a message processed (its plan never succeeds), or parked again with another
+ * reason;</li>
+ * <li>replayed twice: a copy replayed twice in the round. It is explained when the
+ * message's deliveries show both replays, one after the other: one operation replayed it,
+ * it failed and was parked again at the parking lot's tail, and the other operation,
+ * which had begun after that first replay, took it for a message parked before it began
+ * (an operation stops only at copies replayed at or after its own start) and replayed it
+ * again;</li>
+ * <li>new copies: more copies of a message after than before, which only a replay that
+ * published a parked copy twice could make;</li>
+ * <li>moves that never arrived: the replays' {@code moved} against the replays found in
+ * the parking lot.</li>
  * </ul>
  */
 final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
@@ -88,20 +93,23 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 	 * @param settledIn from the first request until every moved copy was parked again
 	 * @param lost messages parked before, neither parked nor processed after
 	 * @param lostExamples a few of those
-	 * @param wrong messages processed during the replays, or parked again with another reason
+	 * @param wrong messages processed during the replays, or parked again with another
+	 * reason
 	 * @param wrongExamples a few of those
 	 * @param replayedTwice messages with a copy replayed twice
 	 * @param explainedExamples a few of those, with the times of their two replays
-	 * @param unexplained messages replayed twice without a first and a later second replay in their deliveries
+	 * @param unexplained messages replayed twice without a first and a later second
+	 * replay in their deliveries
 	 * @param unexplainedExamples a few of those
 	 * @param newCopies copies beyond those parked before (a parked copy published twice)
-	 * @param replaysFound replays recorded in the parked copies ({@code retry-replay-count}, summed)
+	 * @param replaysFound replays recorded in the parked copies
+	 * ({@code retry-replay-count}, summed)
 	 * @param timedOut whether waiting for the moved copies to come back gave up
 	 */
 	record Report(Start start, List<ReplayCall> calls, int messagesBefore, int copiesBefore, int messagesAfter,
-			int copiesAfter, Duration settledIn, int lost, List<String> lostExamples, int wrong, List<String> wrongExamples,
-			int replayedTwice, List<String> explainedExamples, int unexplained, List<String> unexplainedExamples,
-			int newCopies, long replaysFound, boolean timedOut) {
+			int copiesAfter, Duration settledIn, int lost, List<String> lostExamples, int wrong,
+			List<String> wrongExamples, int replayedTwice, List<String> explainedExamples, int unexplained,
+			List<String> unexplainedExamples, int newCopies, long replaysFound, boolean timedOut) {
 
 		int moved() {
 			return this.calls.stream().mapToInt(ReplayCall::moved).sum();
@@ -123,22 +131,24 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 			lines.add("");
 			lines.add("=== Concurrent replays: " + this.calls.size() + " instances replay " + FaultRun.PARKING_LOT
 					+ " (origin " + FaultRun.WORK_QUEUE + "), " + this.start.description + " ===");
-			lines.add(String.format("parked before : %d messages (%d copies)", this.messagesBefore,
-					this.copiesBefore));
+			lines.add(String.format("parked before : %d messages (%d copies)", this.messagesBefore, this.copiesBefore));
 			for (ReplayCall call : this.calls) {
 				lines.add(String.format("instance %-5s: +%d ms .. +%d ms  moved %d, stayed %d %s, scanned %d",
 						call.instance(), call.sentAt() - start, call.answeredAt() - start, call.moved(), call.stayed(),
 						call.stayedByReason(), call.scanned()));
 			}
-			lines.add(String.format("parked after  : %d of those messages (%d copies), all moved copies parked again "
-					+ "%.1f s after the first request%s", this.messagesAfter, this.copiesAfter,
-					this.settledIn.toMillis() / 1000.0, this.timedOut ? " (GAVE UP WAITING)" : ""));
+			lines.add(String.format(
+					"parked after  : %d of those messages (%d copies), all moved copies parked again "
+							+ "%.1f s after the first request%s",
+					this.messagesAfter, this.copiesAfter, this.settledIn.toMillis() / 1000.0,
+					this.timedOut ? " (GAVE UP WAITING)" : ""));
 			lines.add(String.format("LOST          : %d%s", this.lost,
 					this.lostExamples.isEmpty() ? "" : "  e.g. " + this.lostExamples));
 			lines.add(String.format("wrong outcome : %d%s", this.wrong,
 					this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
-			lines.add(String.format("replayed twice: %d messages (replayed by one operation, failed again, parked "
-					+ "again, replayed again by the other operation, which began after the first replay)%s",
+			lines.add(String.format(
+					"replayed twice: %d messages (replayed by one operation, failed again, parked "
+							+ "again, replayed again by the other operation, which began after the first replay)%s",
 					this.replayedTwice, this.explainedExamples.isEmpty() ? "" : "  e.g. " + this.explainedExamples));
 			lines.add(String.format("unexplained   : %d%s", this.unexplained,
 					this.unexplainedExamples.isEmpty() ? "" : "  e.g. " + this.unexplainedExamples));
@@ -177,7 +187,8 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		int moved = calls.stream().mapToInt(ReplayCall::moved).sum();
 		boolean timedOut = false;
 		try {
-			// Each moved copy fails again and is parked again (journaled); nothing else is in flight.
+			// Each moved copy fails again and is parked again (journaled); nothing else
+			// is in flight.
 			await().atMost(Duration.ofMinutes(2))
 				.pollInterval(Duration.ofMillis(250))
 				.until(() -> journals.refresh().records() >= recordsBefore + moved
@@ -192,9 +203,9 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 	}
 
 	/**
-	 * Call every instance's replay, each on a thread of its own (the common pool may have a single thread on
-	 * a small machine): all at once, or the others once the first has moved a tenth of the parking lot (or is
-	 * done).
+	 * Call every instance's replay, each on a thread of its own (the common pool may have
+	 * a single thread on a small machine): all at once, or the others once the first has
+	 * moved a tenth of the parking lot (or is done).
 	 */
 	private List<ReplayCall> replay(FaultRun.Settled settled, Start start, int parked) {
 		ConsumerInstances consumers = settled.consumers();
@@ -206,8 +217,9 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		try {
 			for (int i = 0; i < ports.size(); i++) {
 				if (start == Start.STAGGERED && i > 0) {
-					// The listeners journal every delivery of a replayed message: a tenth of the parking lot
-					// delivered means the first replay has moved at least that much.
+					// The listeners journal every delivery of a replayed message: a tenth
+					// of the parking lot delivered means the first replay has moved at
+					// least that much.
 					CompletableFuture<ReplayCall> first = calls.get(0);
 					long deliveredBefore = settled.journals().refresh().replayedDeliveries();
 					await().atMost(Duration.ofMinutes(2))
@@ -289,9 +301,9 @@ final class ConcurrentReplays implements FaultRun.WhileConsumersRun {
 		}
 		int messagesAfter = (int) copiesBefore.keySet().stream().filter(copiesAfter::containsKey).count();
 		int copiesAfterCount = copiesAfter.values().stream().mapToInt(List::size).sum();
-		return new Report(start, calls, copiesBefore.size(), before.size(), messagesAfter, copiesAfterCount, settledIn, lost,
-				lostExamples, wrong, wrongExamples, replayedTwice, explainedExamples, unexplained, unexplainedExamples,
-				newCopies, replaysFound, timedOut);
+		return new Report(start, calls, copiesBefore.size(), before.size(), messagesAfter, copiesAfterCount, settledIn,
+				lost, lostExamples, wrong, wrongExamples, replayedTwice, explainedExamples, unexplained,
+				unexplainedExamples, newCopies, replaysFound, timedOut);
 	}
 
 	private static Map<Integer, List<ParkedCopy>> byMessage(List<ParkedCopy> copies) {

@@ -13,9 +13,11 @@ import java.util.Map;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import static org.awaitility.Awaitility.await;
+
 /**
- * Calls a consumer instance's actuator endpoints over HTTP, as an operator would: the retry health, a
- * meter, and the parking lot's replay.
+ * Calls a consumer instance's actuator endpoints over HTTP, as an operator would: the
+ * retry health, a meter, and the parking lot's replay.
  */
 final class ConsumerEndpoints {
 
@@ -28,7 +30,8 @@ final class ConsumerEndpoints {
 	/**
 	 * {@code GET /actuator/health/retry}, in short.
 	 * @param port the instance's HTTP port
-	 * @return e.g. {@code UP (tiers 3+0, parked 12)}, {@code DOWN (error ...)}, or why the instance did not answer
+	 * @return e.g. {@code UP (tiers 3+0, parked 12)}, {@code DOWN (error ...)}, or why
+	 * the instance did not answer
 	 */
 	String retryHealth(int port) {
 		try {
@@ -37,7 +40,8 @@ final class ConsumerEndpoints {
 			List<String> tiers = new ArrayList<>();
 			details.path("tiers").forEach((depth) -> tiers.add(depth.asString()));
 			String summary = details.has("error") ? "error " + details.path("error").asString()
-					: "tiers " + String.join("+", tiers) + ", parked " + details.path("parkingLot").path("depth").asString()
+					: "tiers " + String.join("+", tiers) + ", parked "
+							+ details.path("parkingLot").path("depth").asString()
 							+ (details.has("missingQueues") ? ", missing " + details.path("missingQueues") : "");
 			return health.path("status").asString() + " (" + summary + ")";
 		}
@@ -47,10 +51,12 @@ final class ConsumerEndpoints {
 	}
 
 	/**
-	 * The count of {@code rabbitmq.retry.messages} with one outcome, since the instance started.
+	 * The count of {@code rabbitmq.retry.messages} with one outcome, since the instance
+	 * started.
 	 * @param port the instance's HTTP port
 	 * @param outcome e.g. {@code forward-failed}
-	 * @return the count (0 when the meter was never recorded), or -1 when the instance did not answer
+	 * @return the count (0 when the meter was never recorded), or -1 when the instance
+	 * did not answer
 	 */
 	long retryMessages(int port, String outcome) {
 		try {
@@ -67,12 +73,13 @@ final class ConsumerEndpoints {
 	}
 
 	/**
-	 * {@code POST /actuator/retry/parking-lot/replay} with body {@code {"queue": "..."}}, which starts the
-	 * replay in the background ({@code 202}), then {@code GET} of the same path until it no longer runs.
+	 * {@code POST /actuator/retry/parking-lot/replay} with body {@code {"queue": "..."}},
+	 * which starts the replay in the background ({@code 202}), then {@code GET} of the
+	 * same path until it no longer runs.
 	 * @param port the instance's HTTP port
 	 * @param queue the origin queue whose parked messages to replay
-	 * @return the finished replay's status ({@code moved}, {@code stayed}, {@code stayedByReason},
-	 * {@code scanned})
+	 * @return the finished replay's status ({@code moved}, {@code stayed},
+	 * {@code stayedByReason}, {@code scanned})
 	 */
 	JsonNode replay(int port, String queue) {
 		HttpRequest request = HttpRequest.newBuilder(uri(port, REPLAY))
@@ -80,31 +87,27 @@ final class ConsumerEndpoints {
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(Map.of("queue", queue))))
 			.build();
-		JsonNode status = send(request);
-		String id = status.path("id").asText();
-		long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-		while ("running".equals(status.path("state").asText())) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Replay " + id + " on port " + port + " still runs after 5 minutes: "
-						+ status);
-			}
-			sleep(Duration.ofMillis(50));
-			status = get(port, REPLAY, Duration.ofSeconds(30));
-			if (!id.equals(status.path("id").asText())) {
-				throw new IllegalStateException("Another replay than " + id + " on port " + port + ": " + status);
-			}
+		JsonNode started = send(request);
+		if (!isRunning(started)) {
+			return started;
+		}
+		String id = started.path("id").asText();
+		return await().atMost(Duration.ofMinutes(5))
+			.pollInterval(Duration.ofMillis(50))
+			.alias("replay " + id + " on port " + port + " to finish")
+			.until(() -> replayStatus(port, id), (status) -> !isRunning(status));
+	}
+
+	private JsonNode replayStatus(int port, String id) {
+		JsonNode status = get(port, REPLAY, Duration.ofSeconds(30));
+		if (!id.equals(status.path("id").asText())) {
+			throw new IllegalStateException("Another replay than " + id + " on port " + port + ": " + status);
 		}
 		return status;
 	}
 
-	private static void sleep(Duration duration) {
-		try {
-			Thread.sleep(duration.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted waiting for a replay", ex);
-		}
+	private static boolean isRunning(JsonNode status) {
+		return "running".equals(status.path("state").asText());
 	}
 
 	private JsonNode get(int port, String path, Duration timeout) {
@@ -117,9 +120,11 @@ final class ConsumerEndpoints {
 			if (response.statusCode() == 404) {
 				throw new NotFoundException(request.uri() + ": 404");
 			}
-			// A DOWN health answers 503 with its body, a replay started in the background 202: still answers.
+			// A DOWN health answers 503 with its body, a replay started in the background
+			// 202: still answers.
 			if (response.statusCode() != 200 && response.statusCode() != 202 && response.statusCode() != 503) {
-				throw new IllegalStateException(request.uri() + ": HTTP " + response.statusCode() + " " + response.body());
+				throw new IllegalStateException(
+						request.uri() + ": HTTP " + response.statusCode() + " " + response.body());
 			}
 			return json.readTree(response.body());
 		}

@@ -10,10 +10,11 @@ import java.util.concurrent.Executors;
 import io.github.tieredretry.testsupport.Ports;
 
 /**
- * The instances of the consuming application that run side by side on the same retryable listener, each
- * in its own JVM. One instance is named by no letter (its files are {@code journal-NN.log}); several are
- * named {@code a}, {@code b}, ... When they serve HTTP, each gets a port of its own that it keeps across
- * restarts, so that the harness can call its actuator endpoints.
+ * The instances of the consuming application that run side by side on the same retryable
+ * listener, each in its own JVM. One instance is named by no letter (its files are
+ * {@code journal-NN.log}); several are named {@code a}, {@code b}, ... When they serve
+ * HTTP, each gets a port of its own that it keeps across restarts, so that the harness
+ * can call its actuator endpoints.
  */
 final class ConsumerInstances implements AutoCloseable {
 
@@ -50,8 +51,8 @@ final class ConsumerInstances implements AutoCloseable {
 	}
 
 	/**
-	 * SIGKILL one instance and start it again: the first instance at the first kill, the next one at the
-	 * next kill, and so on.
+	 * SIGKILL one instance and start it again: the first instance at the first kill, the
+	 * next one at the next kill, and so on.
 	 * @return the instance killed, e.g. {@code a}, or empty when there is only one
 	 */
 	String killOneAndRestart() {
@@ -70,19 +71,22 @@ final class ConsumerInstances implements AutoCloseable {
 	 * @return the exits of the instances that do not run
 	 */
 	String describeExits() {
-		return String.join("\n", this.instances.stream()
-			.filter((instance) -> !instance.isAlive())
-			.map(ConsumerProcess::describeExit)
-			.toList());
+		return String.join("\n",
+				this.instances.stream()
+					.filter((instance) -> !instance.isAlive())
+					.map(ConsumerProcess::describeExit)
+					.toList());
 	}
 
 	/** SIGTERM to every instance at once; each finishes its current messages. */
 	void stopAll() {
 		ExecutorService executor = Executors.newFixedThreadPool(this.instances.size());
 		try {
-			CompletableFuture.allOf(this.instances.stream()
-				.map((instance) -> CompletableFuture.runAsync(instance::stop, executor))
-				.toArray(CompletableFuture[]::new)).join();
+			CompletableFuture
+				.allOf(this.instances.stream()
+					.map((instance) -> CompletableFuture.runAsync(instance::stop, executor))
+					.toArray(CompletableFuture[]::new))
+				.join();
 		}
 		finally {
 			executor.shutdown();

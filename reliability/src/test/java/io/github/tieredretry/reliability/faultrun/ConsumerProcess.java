@@ -13,10 +13,11 @@ import io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One instance of the consuming application, in a JVM of its own started with this JVM's classpath, so
- * that it can be killed with SIGKILL ({@link Process#destroyForcibly()}) like a crashed or OOM-killed pod.
- * Each start is a new incarnation with its own journal and log file in the run's directory
- * ({@code journal-NN.log}, or {@code journal-<instance>-NN.log} when several instances run side by side).
+ * One instance of the consuming application, in a JVM of its own started with this JVM's
+ * classpath, so that it can be killed with SIGKILL ({@link Process#destroyForcibly()})
+ * like a crashed or OOM-killed pod. Each start is a new incarnation with its own journal
+ * and log file in the run's directory ({@code journal-NN.log}, or
+ * {@code journal-<instance>-NN.log} when several instances run side by side).
  */
 final class ConsumerProcess implements AutoCloseable {
 
@@ -33,8 +34,10 @@ final class ConsumerProcess implements AutoCloseable {
 	/**
 	 * Prepare a consumer instance.
 	 * @param runDirectory where journals and logs go
-	 * @param instance the instance's name in its file names, or empty when it is the only one
-	 * @param applicationArguments Spring Boot arguments ({@code --key=value}), without the journal
+	 * @param instance the instance's name in its file names, or empty when it is the only
+	 * one
+	 * @param applicationArguments Spring Boot arguments ({@code --key=value}), without
+	 * the journal
 	 */
 	ConsumerProcess(Path runDirectory, String instance, List<String> applicationArguments) {
 		this.runDirectory = runDirectory;
@@ -51,8 +54,10 @@ final class ConsumerProcess implements AutoCloseable {
 		this.incarnations++;
 		String name = fileSuffix(this.incarnations);
 		List<String> command = new ArrayList<>();
-		command.add(ProcessHandle.current().info().command().orElse(
-				Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+		command.add(ProcessHandle.current()
+			.info()
+			.command()
+			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
 		command.add("-Xmx384m");
 		command.add("-XX:+UseSerialGC");
 		command.add("-cp");
@@ -62,23 +67,27 @@ final class ConsumerProcess implements AutoCloseable {
 		command.add("--fault-run.journal=" + this.runDirectory.resolve("journal-" + name + ".log"));
 		Path log = this.runDirectory.resolve("consumer-" + name + ".log");
 		try {
-			this.process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(log.toFile())
-				.start();
+			this.process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot start the consumer process", ex);
 		}
 	}
 
-	/** SIGKILL: no shutdown hook, no graceful container stop, unacked messages go back to the broker. */
+	/**
+	 * SIGKILL: no shutdown hook, no graceful container stop, unacked messages go back to
+	 * the broker.
+	 */
 	synchronized void kill() {
 		Process current = requireProcess();
 		current.destroyForcibly();
 		awaitExit(current, 30);
 	}
 
-	/** SIGTERM: Spring's graceful shutdown lets the listener containers finish their current messages. */
+	/**
+	 * SIGTERM: Spring's graceful shutdown lets the listener containers finish their
+	 * current messages.
+	 */
 	synchronized void stop() {
 		Process current = this.process;
 		if (current != null && current.isAlive()) {
@@ -99,13 +108,16 @@ final class ConsumerProcess implements AutoCloseable {
 	}
 
 	/**
-	 * Why the consumer is not running, for failure messages: its exit code and the end of its log.
+	 * Why the consumer is not running, for failure messages: its exit code and the end of
+	 * its log.
 	 * @return a description
 	 */
 	synchronized String describeExit() {
 		Process current = this.process;
-		String exit = (current == null) ? "never started"
-				: current.isAlive() ? "still running" : "exited with code " + current.exitValue();
+		String exit = "never started";
+		if (current != null) {
+			exit = current.isAlive() ? "still running" : "exited with code " + current.exitValue();
+		}
 		Path log = this.runDirectory.resolve("consumer-" + fileSuffix(this.incarnations) + ".log");
 		try {
 			List<String> lines = Files.readAllLines(log, StandardCharsets.UTF_8);

@@ -6,11 +6,13 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Places every duplicate outcome in the window of the last fault before it: a message processed or parked
- * more than once counts its later outcomes (by their time: the journal's for processing, {@code
- * retry-parked-at} for parking) in the window that was open then. A window runs from its fault to the
- * next one; the first one from the start of the run to the first fault. The producer's re-sent batches
- * are placed the same way: a re-sent message that the broker had already taken is one of the duplicates.
+ * Places every duplicate outcome in the window of the last fault before it: a message
+ * processed or parked more than once counts its later outcomes (by their time: the
+ * journal's for processing, {@code
+ * retry-parked-at} for parking) in the window that was open then. A window runs from its
+ * fault to the next one; the first one from the start of the run to the first fault. The
+ * producer's re-sent batches are placed the same way: a re-sent message that the broker
+ * had already taken is one of the duplicates.
  */
 final class DuplicateWindows {
 
@@ -52,7 +54,8 @@ final class DuplicateWindows {
 	/**
 	 * Count the duplicates of one message: all of its outcomes but the earliest.
 	 * @param processedAt when it was processed, each time (epoch milliseconds)
-	 * @param parkedAt when each of its parked copies was parked (epoch milliseconds, 0 if unknown)
+	 * @param parkedAt when each of its parked copies was parked (epoch milliseconds, 0 if
+	 * unknown)
 	 */
 	void duplicatesOf(List<Long> processedAt, List<Long> parkedAt) {
 		List<long[]> outcomes = new ArrayList<>();
@@ -71,8 +74,8 @@ final class DuplicateWindows {
 
 	List<Window> windows() {
 		List<Window> windows = new ArrayList<>();
-		windows.add(new Window("before the first fault", Duration.ZERO, this.processed[0], this.parked[0],
-				this.resent[0]));
+		windows.add(
+				new Window("before the first fault", Duration.ZERO, this.processed[0], this.parked[0], this.resent[0]));
 		for (int i = 0; i < this.faults.size(); i++) {
 			FaultRun.AppliedFault fault = this.faults.get(i);
 			windows.add(new Window(fault.type().description(), fault.at(), this.processed[i + 1], this.parked[i + 1],

@@ -10,9 +10,9 @@ import java.util.Random;
 import io.github.tieredretry.reliability.consumer.FaultPlan;
 
 /**
- * The plan of every message of a run, reproducible from a seed: exactly 20% fail 1 to 3 times and then
- * succeed, 2% never succeed, 1% fail with a non-retryable exception, the rest succeed at once; spread
- * at random over the run.
+ * The plan of every message of a run, reproducible from a seed: exactly 20% fail 1 to 3
+ * times and then succeed, 2% never succeed, 1% fail with a non-retryable exception, the
+ * rest succeed at once; spread at random over the run.
  */
 final class FaultPlans {
 
@@ -68,7 +68,8 @@ final class FaultPlans {
 	}
 
 	/**
-	 * The message id of a message: unique within a run, and the index can be read back from it.
+	 * The message id of a message: unique within a run, and the index can be read back
+	 * from it.
 	 * @param index the message's index
 	 * @return the id
 	 */

@@ -29,22 +29,25 @@ import static org.awaitility.Awaitility.await;
 /**
  * One fault run against the harness's own broker (a node, or a cluster of nodes):
  * <ol>
- * <li>a producer publishes N uniquely identified messages (confirmed) to a retryable listener running
- * in another JVM (or several, side by side): 20% fail 1-3 times then succeed, 2% never succeed, 1% are
- * not retryable;</li>
- * <li>meanwhile, as the consumers make progress, the faults of the settings' schedule: on a single node,
- * all connections are closed 5 times, the consumer JVM is killed with SIGKILL and restarted twice, and the
- * broker is restarted once; on a cluster, see {@link #CLUSTER_SCHEDULE};</li>
- * <li>when every message has an outcome (or nothing has happened for a minute), the parking lot is read
- * and every message is accounted for: processed, or parked with the reason its plan calls for; each
- * duplicate is placed in the window of the last fault before it.</li>
+ * <li>a producer publishes N uniquely identified messages (confirmed) to a retryable
+ * listener running in another JVM (or several, side by side): 20% fail 1-3 times then
+ * succeed, 2% never succeed, 1% are not retryable;</li>
+ * <li>meanwhile, as the consumers make progress, the faults of the settings' schedule: on
+ * a single node, all connections are closed 5 times, the consumer JVM is killed with
+ * SIGKILL and restarted twice, and the broker is restarted once; on a cluster, see
+ * {@link #CLUSTER_SCHEDULE};</li>
+ * <li>when every message has an outcome (or nothing has happened for a minute), the
+ * parking lot is read and every message is accounted for: processed, or parked with the
+ * reason its plan calls for; each duplicate is placed in the window of the last fault
+ * before it.</li>
  * </ol>
- * A message neither processed nor parked is lost. With classic tiers one cause is outside the starter:
- * a classic queue dead-letters at most once, so a message that expires in a tier while the broker stops
- * (or crashes) can vanish inside the broker. A lost message whose last confirmed forward put it in a tier
- * it expired from during a broker fault is counted apart, as lost by the broker; any other loss fails.
- * Each run gets a virtual host of its own, so classic and quorum tiers (same queue names) can follow
- * each other on one node.
+ * A message neither processed nor parked is lost. With classic tiers one cause is outside
+ * the starter: a classic queue dead-letters at most once, so a message that expires in a
+ * tier while the broker stops (or crashes) can vanish inside the broker. A lost message
+ * whose last confirmed forward put it in a tier it expired from during a broker fault is
+ * counted apart, as lost by the broker; any other loss fails. Each run gets a virtual
+ * host of its own, so classic and quorum tiers (same queue names) can follow each other
+ * on one node.
  */
 final class FaultRun {
 
@@ -53,8 +56,8 @@ final class FaultRun {
 	static final String PARKING_LOT = "retry.parking-lot";
 
 	/**
-	 * The single-node run's faults, each applied once the consumer has produced this fraction of the run's
-	 * outcomes.
+	 * The single-node run's faults, each applied once the consumer has produced this
+	 * fraction of the run's outcomes.
 	 */
 	static final List<ScheduledFault> SINGLE_NODE_SCHEDULE = List.of(
 			new ScheduledFault(0.05, FaultType.CLOSE_ALL_CONNECTIONS),
@@ -66,15 +69,18 @@ final class FaultRun {
 			new ScheduledFault(0.60, FaultType.CLOSE_ALL_CONNECTIONS),
 			new ScheduledFault(0.70, FaultType.CLOSE_ALL_CONNECTIONS));
 
-	/** How long a node of the cluster run stays down at most before it is started again. */
+	/**
+	 * How long a node of the cluster run stays down at most before it is started again.
+	 */
 	private static final Duration NODE_DOWN_AT_MOST = Duration.ofSeconds(20);
 
 	/**
-	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and stays down for a while,
-	 * comes back, then another node (the one leading most queues by then) is stopped cleanly and started
-	 * again; connections are closed on every node three times and one application instance is SIGKILLed.
-	 * They begin earlier in the run than the single node's: node faults take the cluster several seconds
-	 * each, and all of them must happen while messages flow.
+	 * The cluster run's faults: the node leading the tier queues is SIGKILLed and stays
+	 * down for a while, comes back, then another node (the one leading most queues by
+	 * then) is stopped cleanly and started again; connections are closed on every node
+	 * three times and one application instance is SIGKILLed. They begin earlier in the
+	 * run than the single node's: node faults take the cluster several seconds each, and
+	 * all of them must happen while messages flow.
 	 */
 	static final List<ScheduledFault> CLUSTER_SCHEDULE = List.of(
 			new ScheduledFault(0.04, FaultType.CLOSE_ALL_CONNECTIONS),
@@ -117,11 +123,13 @@ final class FaultRun {
 	/**
 	 * A fault of the schedule.
 	 *
-	 * @param atOutcomeFraction applied once the consumers have produced this fraction of the run's outcomes
+	 * @param atOutcomeFraction applied once the consumers have produced this fraction of
+	 * the run's outcomes
 	 * @param type what
-	 * @param maxWait applied at the latest this long after the previous fault, even without the outcomes
-	 * (a crashed node is started again after a while, whether or not the run still makes progress without
-	 * it), or {@code null} to wait for the outcomes only
+	 * @param maxWait applied at the latest this long after the previous fault, even
+	 * without the outcomes (a crashed node is started again after a while, whether or not
+	 * the run still makes progress without it), or {@code null} to wait for the outcomes
+	 * only
 	 */
 	record ScheduledFault(double atOutcomeFraction, FaultType type, @Nullable Duration maxWait) {
 
@@ -138,20 +146,22 @@ final class FaultRun {
 	 * @param at when, from the start of the run
 	 * @param outcomesBefore outcome records the consumer had journaled by then
 	 * @param startedAt when it began, epoch milliseconds
-	 * @param endedAt when it was over (for a broker fault: the broker was up again), epoch milliseconds
-	 * @param detail which instance or node, leaders, how long it took, what the instances' health said
+	 * @param endedAt when it was over (for a broker fault: the broker was up again),
+	 * epoch milliseconds
+	 * @param detail which instance or node, leaders, how long it took, what the
+	 * instances' health said
 	 */
-	record AppliedFault(FaultType type, Duration at, long outcomesBefore, long startedAt, long endedAt,
-			String detail) {
+	record AppliedFault(FaultType type, Duration at, long outcomesBefore, long startedAt, long endedAt, String detail) {
 
 		boolean isBrokerFault() {
 			return this.type == FaultType.RESTART_BROKER || this.type == FaultType.CRASH_BROKER;
 		}
 
 		/**
-		 * From when a message leaving a classic tier can be lost by this broker fault. A clean stop loses
-		 * only what expires while the queues stop. A crash also loses what expired just before: the broker
-		 * had moved it to its queue but not yet written it (losses seen up to 130 ms before the kill).
+		 * From when a message leaving a classic tier can be lost by this broker fault. A
+		 * clean stop loses only what expires while the queues stop. A crash also loses
+		 * what expired just before: the broker had moved it to its queue but not yet
+		 * written it (losses seen up to 130 ms before the kill).
 		 */
 		long brokerLossesFrom() {
 			return (this.type == FaultType.CRASH_BROKER) ? this.startedAt - 1_000 : this.startedAt;
@@ -160,8 +170,8 @@ final class FaultRun {
 	}
 
 	/**
-	 * Something to do once every message is accounted for, while the consumers still run (the cluster run's
-	 * concurrent replays).
+	 * Something to do once every message is accounted for, while the consumers still run
+	 * (the cluster run's concurrent replays).
 	 */
 	@FunctionalInterface
 	interface WhileConsumersRun {
@@ -171,8 +181,8 @@ final class FaultRun {
 	}
 
 	/**
-	 * A run whose every message has an outcome, with nothing left in its work queue and tiers, its consumer
-	 * instances still running and its parking lot untouched.
+	 * A run whose every message has an outcome, with nothing left in its work queue and
+	 * tiers, its consumer instances still running and its parking lot untouched.
 	 *
 	 * @param broker the broker
 	 * @param vhost the run's virtual host
@@ -216,8 +226,8 @@ final class FaultRun {
 
 	/**
 	 * Run, and account for every message.
-	 * @param whileConsumersRun what to do after the accounting, before the consumers stop; {@code null} to
-	 * stop them first and drain the parking lot for the accounting
+	 * @param whileConsumersRun what to do after the accounting, before the consumers
+	 * stop; {@code null} to stop them first and drain the parking lot for the accounting
 	 * @return the accounting
 	 */
 	FaultRunReport run(@Nullable WhileConsumersRun whileConsumersRun) {
@@ -244,13 +254,15 @@ final class FaultRun {
 				producer.allowUpTo(targetOf(schedule.get(0)) + this.settings.producerWindow());
 			}
 			producerThread.start();
-			// Every fault waits for its share of the outcomes, and for the run to have recovered from the
-			// previous fault (new outcomes since), so that each one hits a system that is busy.
+			// Every fault waits for its share of the outcomes, and for the run to have
+			// recovered from the previous fault (new outcomes since), so that each one
+			// hits a system that is busy.
 			long minimumGap = Math.max(this.settings.messages() / 50, 50);
 			long outcomesAtLastFault = 0;
 			for (ScheduledFault fault : this.settings.schedule()) {
-				// Capped at the message count: when earlier faults came late (a slow broker restart), the gap
-				// must not push the last ones beyond the outcomes the run can ever produce.
+				// Capped at the message count: when earlier faults came late (a slow
+				// broker restart), the gap must not push the last ones beyond the
+				// outcomes the run can ever produce.
 				long target = Math.min(Math.max(targetOf(fault), outcomesAtLastFault + minimumGap),
 						this.settings.messages());
 				producer.allowUpTo((int) target + this.settings.producerWindow());
@@ -269,8 +281,8 @@ final class FaultRun {
 				FaultType type = (fault.type() == FaultType.RESTART_BROKER && this.settings.crashBroker())
 						? FaultType.CRASH_BROKER : fault.type();
 				long faultStartedAt = System.currentTimeMillis();
-				String early = (outcomesAtLastFault < target) ? "after " + fault.maxWait().toSeconds()
-						+ " s without reaching " + target + " outcomes; " : "";
+				String early = (outcomesAtLastFault < target)
+						? "after " + fault.maxWait().toSeconds() + " s without reaching " + target + " outcomes; " : "";
 				String detail = early + apply(type, consumers);
 				faults.add(new AppliedFault(type, at, outcomesAtLastFault, faultStartedAt, System.currentTimeMillis(),
 						detail + observeInstances(consumers)));
@@ -286,7 +298,8 @@ final class FaultRun {
 			}
 			elapsed = Duration.ofNanos(System.nanoTime() - startNanos);
 			if (this.broker instanceof LocalRabbitCluster cluster) {
-				// Quorum queue members are fixed when the queue is declared: node restarts do not change them.
+				// Quorum queue members are fixed when the queue is declared: node
+				// restarts do not change them.
 				replicas = cluster.members(this.vhost);
 			}
 			awaitInFlightQueuesDrained();
@@ -296,8 +309,8 @@ final class FaultRun {
 				journals.refresh();
 				report = account(plans, journals, this.parkingLot.browse(), inFlightMessages(), faults, replicas,
 						producer, stalled, startedAt, elapsed);
-				whileConsumersRun.run(new Settled(this.broker, this.vhost, plans, journals, consumers, this.parkingLot,
-						report));
+				whileConsumersRun
+					.run(new Settled(this.broker, this.vhost, plans, journals, consumers, this.parkingLot, report));
 			}
 			consumers.stopAll();
 		}
@@ -351,7 +364,8 @@ final class FaultRun {
 	}
 
 	/**
-	 * What the instances' retry health and forward failures say right after a fault, when they serve HTTP.
+	 * What the instances' retry health and forward failures say right after a fault, when
+	 * they serve HTTP.
 	 * @return e.g. {@code ; health a UP, b DOWN (...); forward-failed a 0, b 3}, or empty
 	 */
 	private String observeInstances(ConsumerInstances consumers) {
@@ -378,7 +392,8 @@ final class FaultRun {
 	}
 
 	/**
-	 * Wait for a condition as long as the run makes progress: new outcomes or newly confirmed messages.
+	 * Wait for a condition as long as the run makes progress: new outcomes or newly
+	 * confirmed messages.
 	 * @return {@code null} when the condition holds, else why waiting stopped
 	 */
 	private @Nullable String awaitProgress(JournalTail journals, Producer producer, ConsumerInstances consumers,
@@ -407,7 +422,10 @@ final class FaultRun {
 		return null;
 	}
 
-	/** Late duplicates may still be in a tier: wait until nothing is left but parked messages. */
+	/**
+	 * Late duplicates may still be in a tier: wait until nothing is left but parked
+	 * messages.
+	 */
 	private void awaitInFlightQueuesDrained() {
 		try {
 			await().atMost(Duration.ofSeconds(30))
@@ -468,7 +486,8 @@ final class FaultRun {
 			reasons.forEach((reason) -> parkedCopies.merge(reason, 1, Integer::sum));
 			int copies = processed + reasons.size();
 			if (copies == 0 && index >= producer.confirmed()) {
-				// A run that stalled stops publishing: what the broker never confirmed was never its to lose.
+				// A run that stalled stops publishing: what the broker never confirmed
+				// was never its to lose.
 				notPublished++;
 				continue;
 			}
@@ -502,17 +521,17 @@ final class FaultRun {
 				}
 			}
 		}
-		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(),
-				plans.counts(), processedMessages, processedRecords, parkedMessages, parkedCopies,
-				journals.settledFromParkingLot(), lost, lostExamples,
-				notPublished, lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates, windows.windows(),
-				producer.resent(), foreignParked, stillQueued, faults, replicas, this.settings.consumerInstances(),
-				countIncarnations(), longestPause(outcomeTimes, startedAt), stalled, elapsed);
+		return new FaultRunReport(this.settings.queueType(), this.broker.description(), plans.size(), plans.counts(),
+				processedMessages, processedRecords, parkedMessages, parkedCopies, journals.settledFromParkingLot(),
+				lost, lostExamples, notPublished, lostByBroker, lostByBrokerExamples, wrong, wrongExamples, duplicates,
+				windows.windows(), producer.resent(), foreignParked, stillQueued, faults, replicas,
+				this.settings.consumerInstances(), countIncarnations(), longestPause(outcomeTimes, startedAt), stalled,
+				elapsed);
 	}
 
 	/**
-	 * The longest time without any outcome, once the first one came: retries that wait in a tier the broker
-	 * does not move them out of show here.
+	 * The longest time without any outcome, once the first one came: retries that wait in
+	 * a tier the broker does not move them out of show here.
 	 * @return {@code [from, length]} in milliseconds, from the start of the run
 	 */
 	private static long[] longestPause(List<Long> outcomeTimes, long startedAt) {
@@ -528,9 +547,10 @@ final class FaultRun {
 	}
 
 	/**
-	 * The run is over when every message has an outcome, or when the only ones without are lost by the
-	 * broker (see {@link #brokerFaultItExpiredIn}) and the work queue and tiers have stayed empty for a
-	 * while (nothing in flight that could still settle them).
+	 * The run is over when every message has an outcome, or when the only ones without
+	 * are lost by the broker (see {@link #brokerFaultItExpiredIn}) and the work queue and
+	 * tiers have stayed empty for a while (nothing in flight that could still settle
+	 * them).
 	 */
 	private final class EndOfRun {
 
@@ -552,7 +572,8 @@ final class FaultRun {
 				return true;
 			}
 			if (inFlightMessages() == 0 && System.currentTimeMillis() - this.parkingLotReadAt >= 1_000) {
-				// Nothing left in flight: a message may be parked with its journal line lost to a SIGKILL.
+				// Nothing left in flight: a message may be parked with its journal line
+				// lost to a SIGKILL.
 				this.parkingLotReadAt = System.currentTimeMillis();
 				this.journals.settleParked(FaultRun.this.parkingLot.browse());
 				if (this.journals.settledMessages() == FaultRun.this.settings.messages()) {
@@ -583,9 +604,10 @@ final class FaultRun {
 	}
 
 	/**
-	 * The broker fault during which a message expired from the classic tier it was last forwarded to, and
-	 * after which the listener never saw it again (had it come back, its loss would be the starter's).
-	 * Quorum tiers dead-letter at least once: nothing is lost by the broker there, every loss counts.
+	 * The broker fault during which a message expired from the classic tier it was last
+	 * forwarded to, and after which the listener never saw it again (had it come back,
+	 * its loss would be the starter's). Quorum tiers dead-letter at least once: nothing
+	 * is lost by the broker there, every loss counts.
 	 */
 	private @Nullable AppliedFault brokerFaultItExpiredIn(JournalTail journals, int index, List<AppliedFault> faults) {
 		long[] tierExpiry = journals.lastTierExpiry(index);
@@ -612,12 +634,12 @@ final class FaultRun {
 	private List<String> consumerArguments() {
 		return List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
 				"--spring.rabbitmq.username=" + this.broker.username(),
-				"--spring.rabbitmq.password=" + this.broker.password(),
-				"--spring.rabbitmq.virtual-host=" + this.vhost, "--fault-run.queue=" + WORK_QUEUE,
-				"--fault-run.concurrency=" + this.settings.consumerConcurrency(),
+				"--spring.rabbitmq.password=" + this.broker.password(), "--spring.rabbitmq.virtual-host=" + this.vhost,
+				"--fault-run.queue=" + WORK_QUEUE, "--fault-run.concurrency=" + this.settings.consumerConcurrency(),
 				"--retry.queue-type=" + this.settings.queueType().name().toLowerCase(Locale.ROOT),
 				"--retry.parking-lot=" + PARKING_LOT,
-				// Replays are paced for live traffic (50/s by default); here they race each other at full speed.
+				// Replays are paced for live traffic (50/s by default); here they race
+				// each other at full speed.
 				"--retry.replay.rate=100000");
 	}
 

@@ -9,8 +9,9 @@ import java.util.Locale;
 import io.github.tieredretry.topology.QueueType;
 
 /**
- * How big and how long a fault run is, and what happens in it. The defaults are the CI variants; the long
- * runs change the number of messages with {@code -Dreliability.messages=100000} (single node) or
+ * How big and how long a fault run is, and what happens in it. The defaults are the CI
+ * variants; the long runs change the number of messages with
+ * {@code -Dreliability.messages=100000} (single node) or
  * {@code -Dreliability.cluster.messages=100000} (cluster).
  *
  * @param messages how many uniquely identified messages to publish
@@ -19,18 +20,19 @@ import io.github.tieredretry.topology.QueueType;
  * @param workDirectory where the broker node, journals and consumer logs go
  * @param consumerConcurrency listener threads of the consuming application
  * @param producerWindow how far the producer may run ahead of the consumer's outcomes
- * @param publishRate the most messages the producer publishes per second, or 0 for no limit
+ * @param publishRate the most messages the producer publishes per second, or 0 for no
+ * limit
  * @param stallTimeout how long without any outcome counts as "nothing more will come"
- * @param crashBroker whether the broker fault is a crash (SIGKILL, then start) rather than a clean
- * {@code stop_app}/{@code start_app}
- * @param consumerInstances how many instances of the consuming application run side by side
+ * @param crashBroker whether the broker fault is a crash (SIGKILL, then start) rather
+ * than a clean {@code stop_app}/{@code start_app}
+ * @param consumerInstances how many instances of the consuming application run side by
+ * side
  * @param http whether each instance serves its actuator endpoints over HTTP
  * @param schedule the faults
  */
 record FaultRunSettings(int messages, QueueType queueType, long seed, Path workDirectory, int consumerConcurrency,
 		int producerWindow, int publishRate, Duration stallTimeout, boolean crashBroker, int consumerInstances,
-		boolean http,
-		List<FaultRun.ScheduledFault> schedule) {
+		boolean http, List<FaultRun.ScheduledFault> schedule) {
 
 	static final String CLUSTER_MESSAGES = "reliability.cluster.messages";
 
@@ -44,23 +46,28 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 
 	static final String WORK_DIRECTORY = "reliability.work-dir";
 
-	/** {@code restart} (default: {@code stop_app}/{@code start_app}) or {@code crash} (SIGKILL, then start). */
+	/**
+	 * {@code restart} (default: {@code stop_app}/{@code start_app}) or {@code crash}
+	 * (SIGKILL, then start).
+	 */
 	static final String BROKER_FAULT = "reliability.broker-fault";
 
 	static FaultRunSettings fromSystemProperties(QueueType queueType) {
 		return new FaultRunSettings(Integer.getInteger(MESSAGES, 20_000), queueType, Long.getLong(SEED, 20240611L),
-				defaultWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), 0, Duration.ofSeconds(60),
-				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE);
+				defaultWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), 0,
+				Duration.ofSeconds(60), "crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false,
+				FaultRun.SINGLE_NODE_SCHEDULE);
 	}
 
 	/**
-	 * The cluster run: quorum queues, two consumer instances serving HTTP, the cluster's faults.
+	 * The cluster run: quorum queues, two consumer instances serving HTTP, the cluster's
+	 * faults.
 	 * @return the settings
 	 */
 	static FaultRunSettings forClusterFromSystemProperties() {
 		int messages = Integer.getInteger(CLUSTER_MESSAGES, 10_000);
-		// Publishing is spread over at least 100 s: the node faults take the cluster about a minute, and
-		// they must all happen while messages flow.
+		// Publishing is spread over at least 100 s: the node faults take the cluster
+		// about a minute, and they must all happen while messages flow.
 		int rate = Integer.getInteger("reliability.cluster.publish-rate", Math.max(100, messages / 100));
 		return new FaultRunSettings(messages, QueueType.QUORUM, Long.getLong(SEED, 20240611L), clusterWorkDirectory(),
 				defaultConsumerConcurrency(), defaultProducerWindow(), rate, Duration.ofSeconds(60), false, 2, true,

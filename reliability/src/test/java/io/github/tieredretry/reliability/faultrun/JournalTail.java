@@ -21,11 +21,12 @@ import io.github.tieredretry.reliability.consumer.OutcomeJournal;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Follows the consumer processes' outcome journals as they grow (outcomes and their times, where each
- * message was last seen: its last failure and its last forward to a tier, and the replays its deliveries
- * carried). The journals of every instance and incarnation ({@code journal-*}) are merged. Only complete
- * lines count: a line cut short by a SIGKILL is the last one of its file and is never completed, so it is
- * ignored, and the message it was about was not acked and comes back.
+ * Follows the consumer processes' outcome journals as they grow (outcomes and their
+ * times, where each message was last seen: its last failure and its last forward to a
+ * tier, and the replays its deliveries carried). The journals of every instance and
+ * incarnation ({@code journal-*}) are merged. Only complete lines count: a line cut short
+ * by a SIGKILL is the last one of its file and is never completed, so it is ignored, and
+ * the message it was about was not acked and comes back.
  */
 final class JournalTail {
 
@@ -49,10 +50,16 @@ final class JournalTail {
 
 	private final long[] firstProcessedAt;
 
-	/** Times of the processing records of a message after its first one (rarely more than one). */
+	/**
+	 * Times of the processing records of a message after its first one (rarely more than
+	 * one).
+	 */
 	private final Map<Integer, List<Long>> moreProcessedAt = new HashMap<>();
 
-	/** For replayed messages: replay count to when that replay happened, as their deliveries said. */
+	/**
+	 * For replayed messages: replay count to when that replay happened, as their
+	 * deliveries said.
+	 */
 	private final Map<Integer, Map<Long, Long>> replays = new HashMap<>();
 
 	private long records;
@@ -211,9 +218,11 @@ final class JournalTail {
 	}
 
 	/**
-	 * When the message expired in the tier it was last forwarded to, as journaled after the confirm.
+	 * When the message expired in the tier it was last forwarded to, as journaled after
+	 * the confirm.
 	 * @param index the message's index
-	 * @return {@code [from, to]} in epoch milliseconds, or {@code null} if it was never forwarded to a tier
+	 * @return {@code [from, to]} in epoch milliseconds, or {@code null} if it was never
+	 * forwarded to a tier
 	 */
 	synchronized long @Nullable [] lastTierExpiry(int index) {
 		return (this.lastTierExpiryFrom[index] > 0)
@@ -233,9 +242,10 @@ final class JournalTail {
 	 * @return the count
 	 */
 	/**
-	 * Count messages found in the parking lot as settled. A parked message's journal line is written by an
-	 * event listener after the park was acked: a consumer SIGKILLed in between leaves the message parked
-	 * without its line, and only the parking lot says it has its outcome.
+	 * Count messages found in the parking lot as settled. A parked message's journal line
+	 * is written by an event listener after the park was acked: a consumer SIGKILLed in
+	 * between leaves the message parked without its line, and only the parking lot says
+	 * it has its outcome.
 	 * @param copies the parking lot's copies
 	 * @return how many messages this settled that no journal line had
 	 */
@@ -272,8 +282,8 @@ final class JournalTail {
 	}
 
 	/**
-	 * When each processing record of a message happened, earliest first: every one after the first is a
-	 * duplicate, whichever journal it was read from.
+	 * When each processing record of a message happened, earliest first: every one after
+	 * the first is a duplicate, whichever journal it was read from.
 	 * @param index the message's index
 	 * @return epoch milliseconds, empty when it was never processed
 	 */
@@ -288,9 +298,11 @@ final class JournalTail {
 	}
 
 	/**
-	 * The replays a message's deliveries carried ({@code retry-replay-count} and {@code retry-replayed-at}).
+	 * The replays a message's deliveries carried ({@code retry-replay-count} and
+	 * {@code retry-replayed-at}).
 	 * @param index the message's index
-	 * @return replay count to when that replay happened (epoch milliseconds), empty if it was never replayed
+	 * @return replay count to when that replay happened (epoch milliseconds), empty if it
+	 * was never replayed
 	 */
 	synchronized Map<Long, Long> replays(int index) {
 		return Map.copyOf(this.replays.getOrDefault(index, Map.of()));

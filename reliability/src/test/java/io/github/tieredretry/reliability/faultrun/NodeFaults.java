@@ -11,10 +11,13 @@ import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The cluster run's node faults, each described for the report with the leaders before and after:
+ * The cluster run's node faults, each described for the report with the leaders before
+ * and after:
  * <ul>
- * <li>SIGKILL of the node that leads (most of) the tier queues, which stays down until the next start;</li>
- * <li>a clean stop of another node: the one leading most of the run's queues, not the one killed before;</li>
+ * <li>SIGKILL of the node that leads (most of) the tier queues, which stays down until
+ * the next start;</li>
+ * <li>a clean stop of another node: the one leading most of the run's queues, not the one
+ * killed before;</li>
  * <li>a start of the node that is down.</li>
  * </ul>
  */
@@ -96,7 +99,8 @@ final class NodeFaults {
 	}
 
 	/**
-	 * A short name for the report: {@code tiered-retry-harness-42-c1-2@localhost} is {@code node 2}.
+	 * A short name for the report: {@code tiered-retry-harness-42-c1-2@localhost} is
+	 * {@code node 2}.
 	 * @param node the node's name
 	 * @return the short name
 	 */

@@ -14,9 +14,10 @@ import io.github.tieredretry.reliability.broker.HarnessBroker;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Reads the run's parking lot for the accounting: either takes every copy out ({@link #drain}), or looks at
- * every copy and leaves them all parked ({@link #browse}: {@code basic.get} without acknowledging, then the
- * channel closes and the broker requeues them), so that the parking lot can be replayed afterwards.
+ * Reads the run's parking lot for the accounting: either takes every copy out
+ * ({@link #drain}), or looks at every copy and leaves them all parked ({@link #browse}:
+ * {@code basic.get} without acknowledging, then the channel closes and the broker
+ * requeues them), so that the parking lot can be replayed afterwards.
  */
 final class ParkingLotReader {
 
@@ -44,13 +45,15 @@ final class ParkingLotReader {
 	}
 
 	/**
-	 * Look at every parked copy and leave it parked. Nothing else may consume the parking lot meanwhile.
+	 * Look at every parked copy and leave it parked. Nothing else may consume the parking
+	 * lot meanwhile.
 	 * @return the copies
 	 */
 	List<ParkedCopy> browse() {
 		List<ParkedCopy> copies = read(false);
-		// The broker requeues the copies after the channel closed: until it has, the parking lot looks empty
-		// to anyone who reads it (such as a replay, which looks at as many copies as it holds ready).
+		// The broker requeues the copies after the channel closed: until it has, the
+		// parking lot looks empty to anyone who reads it (such as a replay, which looks
+		// at as many copies as it holds ready).
 		await().atMost(Duration.ofSeconds(30))
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> depth() >= copies.size());
@@ -58,8 +61,9 @@ final class ParkingLotReader {
 	}
 
 	/**
-	 * How many copies are parked and ready, as the broker counts them now (a passive declare: exact, unlike
-	 * the periodically refreshed counts of {@code list_queues} for quorum queues).
+	 * How many copies are parked and ready, as the broker counts them now (a passive
+	 * declare: exact, unlike the periodically refreshed counts of {@code list_queues} for
+	 * quorum queues).
 	 * @return the count
 	 */
 	long depth() {
@@ -75,8 +79,8 @@ final class ParkingLotReader {
 		List<ParkedCopy> copies = new ArrayList<>();
 		try (Connection connection = this.broker.connect(this.vhost, "fault-run-accounting")) {
 			Channel channel = connection.createChannel();
-			// Browsing holds every copy unacknowledged: bounded by the depth at the start, so that copies
-			// requeued by nothing else are never seen twice.
+			// Browsing holds every copy unacknowledged: bounded by the depth at the
+			// start, so that copies requeued by nothing else are never seen twice.
 			long depth = take ? Long.MAX_VALUE : channel.queueDeclarePassive(this.parkingLot).getMessageCount();
 			GetResponse response;
 			while (copies.size() < depth && (response = channel.basicGet(this.parkingLot, take)) != null) {

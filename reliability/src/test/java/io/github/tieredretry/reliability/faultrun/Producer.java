@@ -21,14 +21,16 @@ import org.jspecify.annotations.Nullable;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Publishes the run's messages in confirmed, mandatory batches, and survives the faults: a batch that
- * was not confirmed in full (connection closed, broker restarting, returned) is published again on a
- * new connection. Such re-sends can duplicate a message, never lose one, and are counted.
+ * Publishes the run's messages in confirmed, mandatory batches, and survives the faults:
+ * a batch that was not confirmed in full (connection closed, broker restarting, returned)
+ * is published again on a new connection. Such re-sends can duplicate a message, never
+ * lose one, and are counted.
  * <p>
- * The producer stays at most a window of messages ahead of the consumer's outcomes, so that publishing
- * goes on while the faults happen rather than finishing before the first one; with a rate, it also
- * publishes no faster than that many messages per second, so that a run lasts long enough for faults that
- * take the broker a while (a node that restarts).
+ * The producer stays at most a window of messages ahead of the consumer's outcomes, so
+ * that publishing goes on while the faults happen rather than finishing before the first
+ * one; with a rate, it also publishes no faster than that many messages per second, so
+ * that a run lasts long enough for faults that take the broker a while (a node that
+ * restarts).
  */
 final class Producer implements Runnable {
 
@@ -90,8 +92,9 @@ final class Producer implements Runnable {
 	}
 
 	/**
-	 * Publish no further than this, until allowed more: a fault that takes a while (a node that restarts)
-	 * must not see the rest of the run published and processed before it is over.
+	 * Publish no further than this, until allowed more: a fault that takes a while (a
+	 * node that restarts) must not see the rest of the run published and processed before
+	 * it is over.
 	 * @param messages how many messages, counting from the first, may be published
 	 */
 	void allowUpTo(int messages) {
@@ -143,7 +146,8 @@ final class Producer implements Runnable {
 				}
 			}
 			catch (IOException | TimeoutException | ShutdownSignalException ex) {
-				// Not confirmed in full: publish the whole batch again on a new connection.
+				// Not confirmed in full: publish the whole batch again on a new
+				// connection.
 				disconnect();
 			}
 			catch (InterruptedException ex) {
@@ -204,8 +208,8 @@ final class Producer implements Runnable {
 	}
 
 	/**
-	 * Messages published and confirmed, counting from the first: when it equals the run's size, the
-	 * producer is done.
+	 * Messages published and confirmed, counting from the first: when it equals the run's
+	 * size, the producer is done.
 	 * @return the count
 	 */
 	int confirmed() {

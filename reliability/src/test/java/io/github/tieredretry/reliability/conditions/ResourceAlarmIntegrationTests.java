@@ -24,16 +24,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A broker memory alarm while a retryable listener works through a backlog (issue #9): RabbitMQ stops
- * reading every connection that publishes, so no failed message can be forwarded. Healthy messages must
- * keep flowing, failed ones must wait (held, or back in their queue without a hot loop), no forward may be
- * tried only to time out, and once the alarm clears every message is processed and none parked.
+ * A broker memory alarm while a retryable listener works through a backlog (issue #9):
+ * RabbitMQ stops reading every connection that publishes, so no failed message can be
+ * forwarded. Healthy messages must keep flowing, failed ones must wait (held, or back in
+ * their queue without a hot loop), no forward may be tried only to time out, and once the
+ * alarm clears every message is processed and none parked.
  * <p>
- * A backlog is processed without the alarm, then another during it; the healthy messages' rate of both runs
- * is printed (a figure of this harness, not asserted; {@code -Dreliability.alarm.rounds=5} repeats both runs
- * and prints the median ratio). On a node of its own: an alarm is node-wide.
+ * A backlog is processed without the alarm, then another during it; the healthy messages'
+ * rate of both runs is printed (a figure of this harness, not asserted;
+ * {@code -Dreliability.alarm.rounds=5} repeats both runs and prints the median ratio). On
+ * a node of its own: an alarm is node-wide.
  */
-class ResourceAlarmTests {
+class ResourceAlarmIntegrationTests {
 
 	static final String WORK = "alarm.orders";
 
@@ -42,7 +44,10 @@ class ResourceAlarmTests {
 	/** Every tenth message fails once. */
 	static final int FAILING_EVERY = 10;
 
-	/** Rounds of both runs; the median rate ratio is printed. {@code -Dreliability.alarm.rounds=5} for the docs. */
+	/**
+	 * Rounds of both runs; the median rate ratio is printed.
+	 * {@code -Dreliability.alarm.rounds=5} for the docs.
+	 */
 	static final int ROUNDS = Integer.getInteger("reliability.alarm.rounds", 1);
 
 	@Test
@@ -69,7 +74,8 @@ class ResourceAlarmTests {
 				broker.ctl("set_vm_memory_high_watermark", "0.00001").requireSuccess();
 				try {
 					alarmedHealthy = alarmed.timeToProcessTheHealthyOnes(app);
-					// Still in the alarm: the forwards wait, none was tried only to fail, nothing was parked.
+					// Still in the alarm: the forwards wait, none was tried only to fail,
+					// nothing was parked.
 					assertThat(publisher.isBlocked()).isTrue();
 					assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
 					assertThat(alarmed.failingOnes()).allSatisfy(
@@ -82,21 +88,27 @@ class ResourceAlarmTests {
 				await().atMost(Duration.ofSeconds(60)).until(() -> alarmed.allProcessed(app));
 				await().atMost(Duration.ofSeconds(10)).until(() -> !publisher.isBlocked());
 				ratios.add((double) calmHealthy.toNanos() / alarmedHealthy.toNanos());
-				System.out.printf("[resource alarm] round %d: %d healthy messages in %d ms without the alarm, %d ms "
-						+ "during it%n", round, alarmed.healthyOnes().size(), calmHealthy.toMillis(),
-						alarmedHealthy.toMillis());
+				System.out.printf(
+						"[resource alarm] round %d: %d healthy messages in %d ms without the alarm, %d ms "
+								+ "during it%n",
+						round, alarmed.healthyOnes().size(), calmHealthy.toMillis(), alarmedHealthy.toMillis());
 			}
 			assertThat(app.events().of(PublisherBlockedEvent.class)).hasSize(ROUNDS);
 			assertThat(app.events().of(PublisherUnblockedEvent.class)).hasSize(ROUNDS);
 			assertThat(app.events().of(MessageParkedEvent.class)).isEmpty();
 			assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
 			assertThat(channel.messageCount("alarm.parking-lot")).isZero();
-			System.out.printf("[resource alarm] healthy rate during the alarm / without it, median of %d rounds: "
-					+ "%.2fx (rounds: %s)%n", ROUNDS, ratios.stream().sorted().toList().get(ROUNDS / 2), ratios);
+			System.out.printf(
+					"[resource alarm] healthy rate during the alarm / without it, median of %d rounds: "
+							+ "%.2fx (rounds: %s)%n",
+					ROUNDS, ratios.stream().sorted().toList().get(ROUNDS / 2), ratios);
 		}
 	}
 
-	/** A backlog published while the listener is stopped: healthy messages and messages that fail once. */
+	/**
+	 * A backlog published while the listener is stopped: healthy messages and messages
+	 * that fail once.
+	 */
 	private record Backlog(List<String> healthyOnes, List<String> failingOnes) {
 
 		static Backlog publish(Channel channel, HarnessApplication app, String name)

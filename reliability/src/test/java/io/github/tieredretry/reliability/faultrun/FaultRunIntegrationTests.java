@@ -13,12 +13,13 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The no-loss proof: a fault run per queue type against a RabbitMQ node of the harness's own. In CI
- * with 20,000 messages ({@code ./mvnw verify}); the long run is
+ * The no-loss proof: a fault run per queue type against a RabbitMQ node of the harness's
+ * own. In CI with 20,000 messages ({@code ./mvnw verify}); the long run is
  * {@code ./mvnw -B -pl reliability verify -Dreliability.messages=100000}. With
- * {@code -Dreliability.broker-fault=crash} the broker is killed (SIGKILL) instead of restarted cleanly.
+ * {@code -Dreliability.broker-fault=crash} the broker is killed (SIGKILL) instead of
+ * restarted cleanly.
  */
-class FaultRunTests {
+class FaultRunIntegrationTests {
 
 	static HarnessBroker broker;
 

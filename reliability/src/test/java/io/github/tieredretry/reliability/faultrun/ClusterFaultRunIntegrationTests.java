@@ -12,16 +12,18 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The no-loss proof on a three-node RabbitMQ cluster of the harness's own (local nodes on loopback, quorum
- * queues replicated on every node), with two instances of the consuming application on the same retryable
- * listener: the node leading the tier queues is SIGKILLed (and started again later), another node is
- * stopped cleanly and started again, connections are closed on every node, one instance is SIGKILLed; then
- * both instances replay the parking lot at the same time. In CI with 10,000 messages ({@code ./mvnw
- * verify}); the long run is {@code -Dreliability.cluster.messages=100000} (see the module's README).
+ * The no-loss proof on a three-node RabbitMQ cluster of the harness's own (local nodes on
+ * loopback, quorum queues replicated on every node), with two instances of the consuming
+ * application on the same retryable listener: the node leading the tier queues is
+ * SIGKILLed (and started again later), another node is stopped cleanly and started again,
+ * connections are closed on every node, one instance is SIGKILLed; then both instances
+ * replay the parking lot at the same time. In CI with 10,000 messages ({@code ./mvnw
+ * verify}); the long run is {@code -Dreliability.cluster.messages=100000} (see the
+ * module's README).
  * <p>
  * The whole run happens once, before the tests; each test checks one of its promises.
  */
-class ClusterFaultRunTests {
+class ClusterFaultRunIntegrationTests {
 
 	private static final int NODES = 3;
 
@@ -73,9 +75,10 @@ class ClusterFaultRunTests {
 		assertThat(run.count(FaultRun.FaultType.KILL_CONSUMER)).isEqualTo(1);
 		assertThat(run.consumerInstances()).isEqualTo(2);
 		assertThat(run.consumerIncarnations()).isEqualTo(3);
-		// Every fault hit a run in progress: some outcomes before it, and more to come after it.
-		assertThat(run.faults()).allSatisfy((fault) -> assertThat(fault.outcomesBefore()).isBetween(1L,
-				(long) run.messages() - 1));
+		// Every fault hit a run in progress: some outcomes before it, and more to come
+		// after it.
+		assertThat(run.faults())
+			.allSatisfy((fault) -> assertThat(fault.outcomesBefore()).isBetween(1L, (long) run.messages() - 1));
 		assertThat(cluster.nodes()).allMatch(LocalRabbitNode::isRunning);
 	}
 
@@ -84,8 +87,8 @@ class ClusterFaultRunTests {
 		List<String> nodes = cluster.nodes().stream().map(LocalRabbitNode::node).toList();
 		assertThat(run.replicas()).containsOnlyKeys(FaultRun.WORK_QUEUE, "retry.delay.250ms", "retry.delay.1s",
 				FaultRun.PARKING_LOT);
-		assertThat(run.replicas()).allSatisfy((queue, members) -> assertThat(members).as(queue)
-			.containsExactlyInAnyOrderElementsOf(nodes));
+		assertThat(run.replicas())
+			.allSatisfy((queue, members) -> assertThat(members).as(queue).containsExactlyInAnyOrderElementsOf(nodes));
 		assertThat(cluster.runningNodes()).containsExactlyInAnyOrderElementsOf(nodes);
 	}
 

@@ -17,13 +17,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A replay whose publish the broker refuses with a channel error must leave the parked message parked
- * (issue #18): here every replayed message is larger than the node's {@code max_message_size}, so the broker
- * closes the publishing channel (406) right after the publish. Before the fix, a confirm wait that the
- * cached-channel proxy moved to a fresh channel reported some of those publishes as confirmed, and the
- * parked originals were acked: lost. Runs on a node of its own, because it changes a node-wide setting.
+ * A replay whose publish the broker refuses with a channel error must leave the parked
+ * message parked (issue #18): here every replayed message is larger than the node's
+ * {@code max_message_size}, so the broker closes the publishing channel (406) right after
+ * the publish. Before the fix, a confirm wait that the cached-channel proxy moved to a
+ * fresh channel reported some of those publishes as confirmed, and the parked originals
+ * were acked: lost. Runs on a node of its own, because it changes a node-wide setting.
  */
-class ReplayRefusedByTheBrokerTests {
+class ReplayRefusedByTheBrokerIntegrationTests {
 
 	static final String PARKING_LOT = "replay-refused.parking-lot";
 
@@ -62,9 +63,10 @@ class ReplayRefusedByTheBrokerTests {
 				setMaxMessageSize(134_217_728);
 			}
 			assertThat(reportedMoved).as("replays reported as moved although the broker refused them").isZero();
-			// A quorum queue applies the replay's final requeue asynchronously: the count catches up.
-			await().untilAsserted(() -> assertThat(channel.messageCount(PARKING_LOT)).as("still parked")
-				.isEqualTo(PARKED));
+			// A quorum queue applies the replay's final requeue asynchronously: the count
+			// catches up.
+			await().untilAsserted(
+					() -> assertThat(channel.messageCount(PARKING_LOT)).as("still parked").isEqualTo(PARKED));
 			assertThat(channel.messageCount(ORIGIN)).isZero();
 
 			ReplayResult healed = parkingLot.replay(null, null);
@@ -85,7 +87,8 @@ class ReplayRefusedByTheBrokerTests {
 	}
 
 	private static void setMaxMessageSize(long bytes) {
-		// Read by each channel when it opens: publishes on channels opened from now on are checked against it.
+		// Read by each channel when it opens: publishes on channels opened from now on
+		// are checked against it.
 		ConditionsBroker.setRabbitEnv("max_message_size", String.valueOf(bytes));
 	}
 

@@ -16,16 +16,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What happens to a retry that leaves its tier while its work queue is full ({@code x-max-length}). The
- * broker decides, not the starter: a classic tier dead-letters at most once, so a work queue that refuses the
- * retry ({@code x-overflow: reject-publish}) makes the broker drop it; a quorum tier dead-letters at least
- * once and tries again until the work queue has room; a {@code drop-head} work queue takes the retry and
- * drops its oldest message instead, whatever the tier type. Documented in docs/guarantees.md.
+ * What happens to a retry that leaves its tier while its work queue is full
+ * ({@code x-max-length}). The broker decides, not the starter: a classic tier
+ * dead-letters at most once, so a work queue that refuses the retry
+ * ({@code x-overflow: reject-publish}) makes the broker drop it; a quorum tier
+ * dead-letters at least once and tries again until the work queue has room; a
+ * {@code drop-head} work queue takes the retry and drops its oldest message instead,
+ * whatever the tier type. Documented in docs/guarantees.md.
  * <p>
- * On a node of its own: the quorum case lowers how long the node's at-least-once dead-letter worker waits
- * before it tries again ({@code dead_letter_worker_publisher_confirm_timeout}, 3 minutes by default).
+ * On a node of its own: the quorum case lowers how long the node's at-least-once
+ * dead-letter worker waits before it tries again
+ * ({@code dead_letter_worker_publisher_confirm_timeout}, 3 minutes by default).
  */
-class BoundedWorkQueueTests {
+class BoundedWorkQueueIntegrationTests {
 
 	static final String TIER = "retry.delay.2s";
 
@@ -33,11 +36,13 @@ class BoundedWorkQueueTests {
 	void classicTierDropsARetryThatAFullRejectPublishWorkQueueRefuses() throws Exception {
 		try (Scenario scenario = new Scenario("classic", "reject-publish")) {
 			String retried = scenario.failOnceThenFillTheWorkQueue();
-			// The tier's TTL runs out while the work queue is full: the broker drops the retry.
+			// The tier's TTL runs out while the work queue is full: the broker drops the
+			// retry.
 			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
 			scenario.app.startListeners();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
-			await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+			await().during(Duration.ofSeconds(3))
+				.atMost(Duration.ofSeconds(5))
 				.until(() -> scenario.app.deliveries().count(retried) == 1);
 			assertThat(scenario.channel.messageCount(Scenario.PARKING_LOT)).isZero();
 		}
@@ -68,12 +73,16 @@ class BoundedWorkQueueTests {
 			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
 			scenario.app.startListeners();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(retried));
-			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4))
+			await().during(Duration.ofSeconds(2))
+				.atMost(Duration.ofSeconds(4))
 				.until(() -> scenario.app.deliveries().count(scenario.filler) == 0);
 		}
 	}
 
-	/** An application with one retryable listener on a work queue that holds at most one message. */
+	/**
+	 * An application with one retryable listener on a work queue that holds at most one
+	 * message.
+	 */
 	private static final class Scenario implements AutoCloseable {
 
 		static final String WORK = "bounded.work";
@@ -101,8 +110,8 @@ class BoundedWorkQueueTests {
 		}
 
 		/**
-		 * A message fails once and waits in the tier; meanwhile the listener stops and another message fills
-		 * the work queue.
+		 * A message fails once and waits in the tier; meanwhile the listener stops and
+		 * another message fills the work queue.
 		 */
 		String failOnceThenFillTheWorkQueue() throws IOException {
 			String retried = publish("fail:1");
