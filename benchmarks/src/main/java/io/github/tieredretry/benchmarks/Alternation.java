@@ -10,9 +10,10 @@ import java.util.function.Function;
 import io.github.tieredretry.benchmarks.report.SideSeries;
 
 /**
- * Runs the sides of a comparison side by side: in every repeat each side once, one after the other, the
- * order rotated from repeat to repeat so that no side always runs first (or right after the same
- * neighbour) while the machine's load drifts. Warm-up repeats run the same way and are discarded.
+ * Runs the sides of a comparison side by side: in every repeat each side once, one after
+ * the other, the order rotated from repeat to repeat so that no side always runs first
+ * (or right after the same neighbour) while the machine's load drifts. Warm-up repeats
+ * run the same way and are discarded.
  */
 final class Alternation {
 
@@ -101,7 +102,8 @@ final class Alternation {
 	}
 
 	/**
-	 * Run the sides' rounds, alternating as {@link #run} does, when a round yields more than one figure.
+	 * Run the sides' rounds, alternating as {@link #run} does, when a round yields more
+	 * than one figure.
 	 * @param <T> what a round yields
 	 * @param benchmark the benchmark's key, for the log
 	 * @param runId prefix of the round ids
@@ -125,7 +127,8 @@ final class Alternation {
 			String name = (repeat < 0) ? "warm-up " + (repeat + warmups + 1) + "/" + warmups
 					: "repeat " + (repeat + 1) + "/" + repeats;
 			for (String side : order) {
-				String roundId = runId + "-" + ((repeat < 0) ? "w" + (-repeat) : "r" + repeat) + "-" + sides.indexOf(side);
+				String roundId = runId + "-" + ((repeat < 0) ? "w" + (-repeat) : "r" + repeat) + "-"
+						+ sides.indexOf(side);
 				T value = measurement.measure(side, roundId);
 				log.accept("[" + benchmark + "] " + name + ": " + side + " = " + describe.apply(value));
 				if (repeat >= 0) {
@@ -133,7 +136,8 @@ final class Alternation {
 				}
 			}
 			if (repeat >= 0) {
-				orders.add(String.join(" → ", order.stream().map((side) -> String.valueOf(sides.indexOf(side) + 1)).toList()));
+				orders.add(String.join(" → ",
+						order.stream().map((side) -> String.valueOf(sides.indexOf(side) + 1)).toList()));
 			}
 		}
 		return new Rounds<>(values, orders);

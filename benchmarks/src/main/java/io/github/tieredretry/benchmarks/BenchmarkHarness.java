@@ -12,8 +12,9 @@ import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 
 /**
- * Runs the benchmarks and writes the report: {@code ./mvnw -B -pl benchmarks -Pbenchmarks -DskipTests verify}
- * (see {@code docs/benchmarks.md}).
+ * Runs the benchmarks and writes the report:
+ * {@code ./mvnw -B -pl benchmarks -Pbenchmarks -DskipTests verify} (see
+ * {@code docs/benchmarks.md}).
  */
 public final class BenchmarkHarness {
 
@@ -37,19 +38,22 @@ public final class BenchmarkHarness {
 		}
 		if (results.delayAccuracy() != null) {
 			log("  Delay accuracy: p99 " + results.delayAccuracy().percentile(99) + " ms, early "
-					+ results.delayAccuracy().earlyCount() + (results.delayAccuracy().met() ? ", target met" : ", TARGET MISSED"));
+					+ results.delayAccuracy().earlyCount()
+					+ (results.delayAccuracy().met() ? ", target met" : ", TARGET MISSED"));
 		}
 		if (results.topology() != null) {
 			log("  Topology: tiered " + results.topology().tiered() + ", per queue " + results.topology().perQueue());
 		}
 		if (results.outage() != null) {
 			for (OutageResult.Side side : results.outage().sides()) {
-				log(String.format(java.util.Locale.ROOT, "  Outage of %s, %s: %,.0f parked, drained in %.2f s (medians)",
-						results.outage().outage(), side.label(), side.parked().median(), side.drainSeconds().median()));
+				log(String.format(java.util.Locale.ROOT,
+						"  Outage of %s, %s: %,.0f parked, drained in %.2f s (medians)", results.outage().outage(),
+						side.label(), side.parked().median(), side.drainSeconds().median()));
 			}
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));
-		// Spring and the AMQP client are closed; exit even if a library left a non-daemon thread behind.
+		// Spring and the AMQP client are closed; exit even if a library left a non-daemon
+		// thread behind.
 		System.exit(0);
 	}
 

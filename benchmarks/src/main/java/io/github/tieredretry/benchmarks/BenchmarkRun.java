@@ -18,8 +18,8 @@ import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
 
 /**
- * One run of the selected benchmarks, one after the other, against one broker. Everything the run
- * creates on the broker has names unique to the run and is removed at its end.
+ * One run of the selected benchmarks, one after the other, against one broker. Everything
+ * the run creates on the broker has names unique to the run and is removed at its end.
  */
 public final class BenchmarkRun {
 

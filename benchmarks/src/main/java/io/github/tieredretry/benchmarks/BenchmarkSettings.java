@@ -21,11 +21,13 @@ import io.github.tieredretry.topology.RetryTopology;
 import org.springframework.boot.convert.DurationStyle;
 
 /**
- * How big a run is. The full run's defaults are also in the module's pom (the documented command passes
- * them on); {@link #smoke} is the few-seconds variant that {@code ./mvnw verify} runs.
+ * How big a run is. The full run's defaults are also in the module's pom (the documented
+ * command passes them on); {@link #smoke} is the few-seconds variant that
+ * {@code ./mvnw verify} runs.
  *
  * @param broker the broker
- * @param output the directory of {@code benchmarks.md}; charts and samples go to its {@code benchmarks/}
+ * @param output the directory of {@code benchmarks.md}; charts and samples go to its
+ * {@code benchmarks/}
  * @param benchmarks which benchmarks to run
  * @param repeats measured repeats per comparison
  * @param warmups discarded repeats before them
@@ -33,25 +35,28 @@ import org.springframework.boot.convert.DurationStyle;
  * @param prefetch prefetch per consumer, the same on every side
  * @param happyMessages messages per side and repeat of the happy path
  * @param stormMessages messages per side and repeat of the failure storm
- * @param stormDelays the failure storm's nominal delays before retry 1 and 2, on every side
+ * @param stormDelays the failure storm's nominal delays before retry 1 and 2, on every
+ * side
  * @param blockingWindow how long the blocking-retry side of the storm is measured at most
  * @param forwardingMessages failures per side and repeat of the forwarding benchmark
  * @param accuracyMessages messages through one tier for the delay accuracy
  * @param accuracyRate messages per second they are published (and fail) at
  * @param topologyListeners retryable listeners of the topology benchmark
- * @param listenerWork how long every listener invocation waits, standing in for real work (zero: none)
+ * @param listenerWork how long every listener invocation waits, standing in for real work
+ * (zero: none)
  * @param outage how long the outage benchmark's downstream is down
  * @param outageLeadIn how long its stream runs with the downstream up before the outage
  * @param outageRate messages per second of its stream
  * @param outageDelays its policy's nominal delays before retry 1, 2, …
  * @param outageBreakerWait how long its breaker stays open before it tries messages again
- * @param outageRepeats its measured repeats, no more than {@code repeats} (no warm-up: its rounds last minutes)
+ * @param outageRepeats its measured repeats, no more than {@code repeats} (no warm-up:
+ * its rounds last minutes)
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
-		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays, Duration blockingWindow,
-		int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners, Duration listenerWork,
-		Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays, Duration outageBreakerWait,
-		int outageRepeats) {
+		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays,
+		Duration blockingWindow, int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners,
+		Duration listenerWork, Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays,
+		Duration outageBreakerWait, int outageRepeats) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
 	public static final int STORM_FAILING_EVERY = 20;
@@ -60,14 +65,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public static final int STORM_FAILING_ATTEMPTS = 2;
 
 	/**
-	 * The failure storm's default delays before retry 1 and 2, on every side (nominal: each tier type adds its
-	 * {@linkplain #tier offset}).
+	 * The failure storm's default delays before retry 1 and 2, on every side (nominal:
+	 * each tier type adds its {@linkplain #tier offset}).
 	 */
 	public static final List<Duration> STORM_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
 	/**
-	 * The tier failures are forwarded to in the forwarding benchmark (nominal): long enough that nothing comes
-	 * back during a run (the harness purges it).
+	 * The tier failures are forwarded to in the forwarding benchmark (nominal): long
+	 * enough that nothing comes back during a run (the harness purges it).
 	 */
 	public static final Duration FORWARDING_TIER = Duration.ofMinutes(47);
 
@@ -79,36 +84,50 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
 
 	/**
-	 * The outage benchmark's default delays before retry 1, 2 and 3 (nominal): 16 s in all, so that a message
-	 * failing at the start of a 60 s outage has run through its retries and is parked well before it ends.
+	 * The outage benchmark's default delays before retry 1, 2 and 3 (nominal): 16 s in
+	 * all, so that a message failing at the start of a 60 s outage has run through its
+	 * retries and is parked well before it ends.
 	 */
 	public static final List<Duration> OUTAGE_DELAYS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(10));
 
-	/** How long the outage benchmark's stream runs before the outage: the listener in its steady state. */
+	/**
+	 * How long the outage benchmark's stream runs before the outage: the listener in its
+	 * steady state.
+	 */
 	public static final Duration OUTAGE_LEAD_IN = Duration.ofSeconds(5);
 
 	/**
-	 * The outage benchmark's breaker: the failure rate in percent of the latest outcomes at which it opens (the
-	 * README's example).
+	 * The outage benchmark's breaker: the failure rate in percent of the latest outcomes
+	 * at which it opens (the README's example).
 	 */
 	public static final float OUTAGE_BREAKER_THRESHOLD = 80;
 
-	/** How many of the latest outcomes the outage benchmark's breaker counts, and needs before it may open. */
+	/**
+	 * How many of the latest outcomes the outage benchmark's breaker counts, and needs
+	 * before it may open.
+	 */
 	public static final int OUTAGE_BREAKER_WINDOW = 20;
 
-	/** How many messages the outage benchmark's breaker tries before it resumes or pauses again. */
+	/**
+	 * How many messages the outage benchmark's breaker tries before it resumes or pauses
+	 * again.
+	 */
 	public static final int OUTAGE_BREAKER_PROBES = 3;
 
-	/** The tier type of every headline figure: quorum, the safe default; classic is measured beside it. */
+	/**
+	 * The tier type of every headline figure: quorum, the safe default; classic is
+	 * measured beside it.
+	 */
 	public static final QueueType DEFAULT_TIER_TYPE = QueueType.QUORUM;
 
 	/**
-	 * The tier a benchmark uses for a nominal duration and a queue type: 1 ms longer for quorum tiers, 2 ms for
-	 * classic ones ({@code retry.delay.1001ms}, {@code retry.delay.1002ms}). Tier queues are shared by name on a
-	 * virtual host and a queue's type can never change, so each type needs names of its own; durations that
-	 * applications do not use also keep the harness off their tiers on a shared broker, where a
-	 * {@code retry.delay.1s} of the other type may exist.
+	 * The tier a benchmark uses for a nominal duration and a queue type: 1 ms longer for
+	 * quorum tiers, 2 ms for classic ones ({@code retry.delay.1001ms},
+	 * {@code retry.delay.1002ms}). Tier queues are shared by name on a virtual host and a
+	 * queue's type can never change, so each type needs names of its own; durations that
+	 * applications do not use also keep the harness off their tiers on a shared broker,
+	 * where a {@code retry.delay.1s} of the other type may exist.
 	 * @param nominal the nominal duration
 	 * @param type the tier queue type
 	 * @return the tier's duration
@@ -140,7 +159,26 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	/** The six benchmarks of the harness. */
 	public enum Benchmark {
 
-		HAPPY_PATH, FAILURE_STORM, FORWARDING, DELAY_ACCURACY, TOPOLOGY, OUTAGE;
+		/** 1. Throughput without failures. */
+		HAPPY_PATH,
+
+		/** 2. Throughput of the healthy messages while some fail. */
+		FAILURE_STORM,
+
+		/** 3. Confirmed forwards to a tier per second. */
+		FORWARDING,
+
+		/** How late retries come back from a tier. */
+		DELAY_ACCURACY,
+
+		/** Broker objects declared for many listeners. */
+		TOPOLOGY,
+
+		/**
+		 * Messages parked and time to drain after a downstream outage, with and without
+		 * the breaker.
+		 */
+		OUTAGE;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -156,8 +194,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				selected.add(Arrays.stream(values())
 					.filter((benchmark) -> benchmark.key().equals(key))
 					.findFirst()
-					.orElseThrow(() -> new IllegalArgumentException("Unknown benchmark '" + key
-							+ "' in benchmarks.only; use 'all' or some of " + Arrays.stream(values()).map(Benchmark::key).toList())));
+					.orElseThrow(() -> new IllegalArgumentException(
+							"Unknown benchmark '" + key + "' in benchmarks.only; use 'all' or some of "
+									+ Arrays.stream(values()).map(Benchmark::key).toList())));
 			}
 			return selected;
 		}
@@ -165,7 +204,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	}
 
 	/**
-	 * The full run, from {@code benchmarks.*} system properties; the defaults are the documented ones.
+	 * The full run, from {@code benchmarks.*} system properties; the defaults are the
+	 * documented ones.
 	 * @return the settings
 	 */
 	public static BenchmarkSettings fromSystemProperties() {
@@ -184,14 +224,16 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	}
 
 	/**
-	 * Every benchmark with tiny sizes, one repeat and no warm-up: proves the harness works, measures nothing.
+	 * Every benchmark with tiny sizes, one repeat and no warm-up: proves the harness
+	 * works, measures nothing.
 	 * @param broker the broker
 	 * @param output where to write the report
 	 * @return the settings
 	 */
 	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
-		// Short storm delays: a storm round lasts until every retry is back. A 2 s outage outlasts the outage
-		// policy's retries (0.6 s), so that the side without a breaker parks messages.
+		// Short storm delays: a storm round lasts until every retry is back. A 2 s outage
+		// outlasts the outage policy's retries (0.6 s), so that the side without a
+		// breaker parks messages.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
 				Duration.ZERO, Duration.ofSeconds(2), Duration.ofMillis(500), 100,
@@ -207,13 +249,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		}
 		if (outage.isNegative() || outage.isZero() || outageLeadIn.isNegative() || outageBreakerWait.isNegative()
 				|| outageBreakerWait.isZero()) {
-			throw new IllegalArgumentException("benchmarks.outage.duration and benchmarks.outage.breaker-wait must be "
-					+ "positive");
+			throw new IllegalArgumentException(
+					"benchmarks.outage.duration and benchmarks.outage.breaker-wait must be " + "positive");
 		}
 		outageDelays = List.copyOf(outageDelays);
 		if (outageDelays.isEmpty() || outageDelays.stream().anyMatch((delay) -> delay.isNegative() || delay.isZero())) {
-			throw new IllegalArgumentException("benchmarks.outage.delays must be positive durations, one per retry, not "
-					+ outageDelays);
+			throw new IllegalArgumentException(
+					"benchmarks.outage.delays must be positive durations, one per retry, not " + outageDelays);
 		}
 		stormDelays = List.copyOf(stormDelays);
 		if (stormDelays.size() != STORM_FAILING_ATTEMPTS
@@ -233,9 +275,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	}
 
 	/**
-	 * The delays of a retryable listener's policy, each exactly a tier of the given type, one retry per delay
-	 * (outside the outage benchmark no message fails more often, so nothing is parked). The limit sides use the
-	 * same.
+	 * The delays of a retryable listener's policy, each exactly a tier of the given type,
+	 * one retry per delay (outside the outage benchmark no message fails more often, so
+	 * nothing is parked). The limit sides use the same.
 	 * @param listener the listener
 	 * @param type the tier queue type
 	 * @return the delays before retry 1, 2, …
@@ -256,17 +298,19 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	 */
 	public Map<String, String> describe() {
 		Map<String, String> description = new LinkedHashMap<>();
-		description.put("Listener containers", "simple, concurrency " + this.concurrency + ", prefetch "
-				+ this.prefetch + ", acknowledge mode AUTO; identical on every side (the limit side: as many plain "
-				+ "client consumers, same prefetch, manual acks)");
+		description.put("Listener containers",
+				"simple, concurrency " + this.concurrency + ", prefetch " + this.prefetch
+						+ ", acknowledge mode AUTO; identical on every side (the limit side: as many plain "
+						+ "client consumers, same prefetch, manual acks)");
 		description.put("Tier queues", typeName(DEFAULT_TIER_TYPE) + " (the default) wherever a side does not say "
 				+ "otherwise, set explicitly on every side; each type has tiers of its own, 1 ms (quorum) or 2 ms "
 				+ "(classic) longer than the nominal delays, e.g. `"
 				+ RetryTopology.tierQueueName(tier(ACCURACY_TIER, QueueType.QUORUM)) + "` / `"
 				+ RetryTopology.tierQueueName(tier(ACCURACY_TIER, QueueType.CLASSIC)) + "`");
 		description.put("Messages", MessagePublisher.BODY_SIZE + " B body, persistent, published with confirms");
-		description.put("Listener work", this.listenerWork.isZero() ? "none: the listener only counts (worst case for overheads)"
-				: TierLadder.nameOf(this.listenerWork) + " wait per invocation, standing in for real work");
+		description.put("Listener work",
+				this.listenerWork.isZero() ? "none: the listener only counts (worst case for overheads)"
+						: TierLadder.nameOf(this.listenerWork) + " wait per invocation, standing in for real work");
 		description.put("Repeats", this.repeats + " measured per comparison, after " + this.warmups
 				+ " discarded warm-up; side order rotated every repeat");
 		description.put("Sizes", "happy path " + this.happyMessages + ", failure storm " + this.stormMessages
@@ -274,14 +318,16 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				+ "; blocking side measured " + TierLadder.nameOf(this.blockingWindow) + " at most), forwarding "
 				+ this.forwardingMessages + " messages per side and repeat; delay accuracy " + this.accuracyMessages
 				+ " at " + this.accuracyRate + " msg/s; topology " + this.topologyListeners + " listeners");
-		description.put("Outage", TierLadder.nameOf(this.outage) + " outage of the downstream in a stream of "
-				+ this.outageRate + " msg/s (" + TierLadder.nameOf(this.outageLeadIn) + " before it); policy "
-				+ this.outageDelays.size() + " retries after "
-				+ this.outageDelays.stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
-				+ "; breaker: opens at " + Math.round(OUTAGE_BREAKER_THRESHOLD) + "% failures of the latest "
-				+ OUTAGE_BREAKER_WINDOW + " messages, tries " + OUTAGE_BREAKER_PROBES + " again after "
-				+ TierLadder.nameOf(this.outageBreakerWait) + "; " + this.outageRepeats
-				+ ((this.outageRepeats == 1) ? " repeat" : " repeats") + ", no warm-up; side order rotated every repeat");
+		description.put("Outage",
+				TierLadder.nameOf(this.outage) + " outage of the downstream in a stream of " + this.outageRate
+						+ " msg/s (" + TierLadder.nameOf(this.outageLeadIn) + " before it); policy "
+						+ this.outageDelays.size() + " retries after "
+						+ this.outageDelays.stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
+						+ "; breaker: opens at " + Math.round(OUTAGE_BREAKER_THRESHOLD) + "% failures of the latest "
+						+ OUTAGE_BREAKER_WINDOW + " messages, tries " + OUTAGE_BREAKER_PROBES + " again after "
+						+ TierLadder.nameOf(this.outageBreakerWait) + "; " + this.outageRepeats
+						+ ((this.outageRepeats == 1) ? " repeat" : " repeats")
+						+ ", no warm-up; side order rotated every repeat");
 		return description;
 	}
 
@@ -295,7 +341,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		if (value == null || value.isBlank()) {
 			return defaultValue;
 		}
-		return Arrays.stream(value.split(",")).map((duration) -> DurationStyle.detectAndParse(duration.trim())).toList();
+		return Arrays.stream(value.split(","))
+			.map((duration) -> DurationStyle.detectAndParse(duration.trim()))
+			.toList();
 	}
 
 	private static int intProperty(String name, int defaultValue) {
@@ -304,7 +352,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			return Integer.parseInt(value);
 		}
 		catch (NumberFormatException ex) {
-			throw new IllegalArgumentException("benchmarks." + name + " must be a whole number, not '" + value + "'", ex);
+			throw new IllegalArgumentException("benchmarks." + name + " must be a whole number, not '" + value + "'",
+					ex);
 		}
 	}
 

@@ -8,10 +8,11 @@ import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.topology.QueueType;
 
 /**
- * Benchmark 4: how late retries come back through one tier, a quorum queue (the default). Messages are published at a steady rate the
- * consumer keeps up with (a backlog would measure the backlog, not the tier); each fails once, waits in
- * the tier and is processed on its retry, where the listener records how long after its {@code retry-due}
- * time it arrived.
+ * Benchmark 4: how late retries come back through one tier, a quorum queue (the default).
+ * Messages are published at a steady rate the consumer keeps up with (a backlog would
+ * measure the backlog, not the tier); each fails once, waits in the tier and is processed
+ * on its retry, where the listener records how long after its {@code retry-due} time it
+ * arrived.
  */
 final class DelayAccuracyBenchmark {
 

@@ -13,11 +13,12 @@ import io.github.tieredretry.benchmarks.report.SideSeries;
 import io.github.tieredretry.topology.QueueType;
 
 /**
- * Benchmark 2: 5% of the messages fail twice before they succeed, with delays of 1 s then 2 s. Measured:
- * the throughput of the healthy 95%, with tiered retries (quorum tiers, and classic tiers), with the limit
- * side (a consumer written against the RabbitMQ Java client making the same broker operations per message),
- * with Spring AMQP's blocking retry (Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}, same
- * delays), and, for tiered retries and the limit side, when nothing fails.
+ * Benchmark 2: 5% of the messages fail twice before they succeed, with delays of 1 s then
+ * 2 s. Measured: the throughput of the healthy 95%, with tiered retries (quorum tiers,
+ * and classic tiers), with the limit side (a consumer written against the RabbitMQ Java
+ * client making the same broker operations per message), with Spring AMQP's blocking
+ * retry (Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}, same delays),
+ * and, for tiered retries and the limit side, when nothing fails.
  */
 final class FailureStormBenchmark {
 
@@ -52,8 +53,9 @@ final class FailureStormBenchmark {
 		sides.put(LIMIT_STORM, tieredStorm(run, limit, messages, storm, healthy));
 		sides.put(TIERED_CLASSIC_STORM,
 				tieredStorm(run, stormSide(run, TIERED_CLASSIC_STORM, QueueType.CLASSIC), messages, storm, healthy));
-		sides.put(LIMIT_CLASSIC_STORM, tieredStorm(run,
-				run.limitSide(LIMIT_CLASSIC_STORM, QueueType.CLASSIC, BenchmarkListeners.STORM), messages, storm, healthy));
+		sides.put(LIMIT_CLASSIC_STORM,
+				tieredStorm(run, run.limitSide(LIMIT_CLASSIC_STORM, QueueType.CLASSIC, BenchmarkListeners.STORM),
+						messages, storm, healthy));
 		sides.put(BLOCKING_STORM, (label, roundId) -> blockingStorm(run, blocking, roundId, messages, storm, healthy));
 		Alternation.Outcome outcome = run.alternate("failure-storm", sides);
 		SideSeries tieredSeries = outcome.series(TIERED_STORM);
@@ -65,14 +67,16 @@ final class FailureStormBenchmark {
 				outcome.series(LIMIT_NO_FAILURES), Double.NaN);
 		return new Comparison("failure-storm", "2. Failure storm: throughput of the healthy 95%", "healthy messages/s",
 				messages, outcome.allSeries(),
-				List.of(RatioSeries.of("@RetryableListener ÷ limit side, storm, quorum tiers", tieredSeries, limitSeries,
-						0.95), tieredDrop, limitDrop,
-						// Without failures no retry machinery runs: what separates the sides then is the
-						// listener container, which a plain @RabbitListener has too.
+				List.of(RatioSeries.of("@RetryableListener ÷ limit side, storm, quorum tiers", tieredSeries,
+						limitSeries, 0.95), tieredDrop, limitDrop,
+						// Without failures no retry machinery runs: what separates the
+						// sides then is the listener container, which a plain
+						// @RabbitListener has too.
 						RatioSeries.of("@RetryableListener ÷ limit side, without failures",
 								outcome.series(TIERED_NO_FAILURES), outcome.series(LIMIT_NO_FAILURES), Double.NaN),
-						// 1 when the storm slows the starter exactly as much as it slows the limit side: what
-						// the retry machinery costs beyond the broker's work, the container's share taken out.
+						// 1 when the storm slows the starter exactly as much as it slows
+						// the limit side: what the retry machinery costs beyond the
+						// broker's work, the container's share taken out.
 						RatioSeries.of("storm ÷ without failures: @RetryableListener's ÷ limit side's", tieredDrop,
 								limitDrop, Double.NaN),
 						RatioSeries.of("@RetryableListener ÷ limit side, storm, classic tiers", tieredClassicSeries,
@@ -88,18 +92,16 @@ final class FailureStormBenchmark {
 		return run.side(label, RunContext.tiered(type), BenchmarkListeners.STORM);
 	}
 
-	/**
-	 * Tiered retries (the starter's or the limit side's): the round lasts until every message, retries
-	 * included, is processed, so that no retry is still under way when the next round starts; the healthy
-	 * throughput ends with the last healthy message.
-	 */
-	private static Alternation.Measurement tieredStorm(RunContext run, MeasuredSide side, int messages,
-			Failures storm, int healthy) {
+	// Tiered retries (the starter's or the limit side's): the round lasts until every
+	// message, retries included, is processed, so that no retry is still under way when
+	// the next round starts; the healthy throughput ends with the last healthy message.
+	private static Alternation.Measurement tieredStorm(RunContext run, MeasuredSide side, int messages, Failures storm,
+			int healthy) {
 		return (label, roundId) -> tieredStorm(run, side, roundId, messages, storm, healthy);
 	}
 
-	private static double tieredStorm(RunContext run, MeasuredSide side, String roundId, int messages,
-			Failures storm, int healthy) {
+	private static double tieredStorm(RunContext run, MeasuredSide side, String roundId, int messages, Failures storm,
+			int healthy) {
 		Workload.Round round = side.prepare(run.broker(), roundId, messages, healthy, 0, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, storm);
 		side.start();
@@ -113,12 +115,10 @@ final class FailureStormBenchmark {
 		}
 	}
 
-	/**
-	 * Blocking retries stall the consumer for 3 s per failing message: measured for a fixed window at most,
-	 * as the healthy messages processed in it.
-	 */
-	private static double blockingStorm(RunContext run, ListenerSide side, String roundId, int messages,
-			Failures storm, int healthy) {
+	// Blocking retries stall the consumer for 3 s per failing message: measured for a
+	// fixed window at most, as the healthy messages processed in it.
+	private static double blockingStorm(RunContext run, ListenerSide side, String roundId, int messages, Failures storm,
+			int healthy) {
 		Workload.Round round = side.prepare(run.broker(), roundId, messages, healthy, 0, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, storm);
 		side.start();
@@ -131,7 +131,8 @@ final class FailureStormBenchmark {
 			return HappyPathBenchmark.perSecond(processed, end - first);
 		}
 		finally {
-			// Stopping waits for the message in hand (possibly mid-retry); the rest goes back and is purged.
+			// Stopping waits for the message in hand (possibly mid-retry); the rest goes
+			// back and is purged.
 			side.stop();
 		}
 	}

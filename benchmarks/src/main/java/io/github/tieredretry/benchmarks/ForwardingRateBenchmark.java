@@ -17,12 +17,14 @@ import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
- * Benchmark 3: how many failures per second a consumer forwards to a tier, each publish confirmed before
- * the original is acknowledged. Every message fails once: forwarded by the starter (into a quorum tier, and
- * into a classic one), by the limit side (a consumer written against the RabbitMQ Java client), or
- * republished by Spring AMQP's {@code RepublishMessageRecovererWithConfirms} (blocking retry with no retries,
- * then the recoverer) into the same quorum tier through the same exchange; and, as the floor of what a
- * confirmed forward costs on this broker, a raw loop of confirmed publishes of the same messages.
+ * Benchmark 3: how many failures per second a consumer forwards to a tier, each publish
+ * confirmed before the original is acknowledged. Every message fails once: forwarded by
+ * the starter (into a quorum tier, and into a classic one), by the limit side (a consumer
+ * written against the RabbitMQ Java client), or republished by Spring AMQP's
+ * {@code RepublishMessageRecovererWithConfirms} (blocking retry with no retries, then the
+ * recoverer) into the same quorum tier through the same exchange; and, as the floor of
+ * what a confirmed forward costs on this broker, a raw loop of confirmed publishes of the
+ * same messages.
  */
 final class ForwardingRateBenchmark {
 
@@ -47,12 +49,14 @@ final class ForwardingRateBenchmark {
 		Map<String, Alternation.Measurement> sides = new LinkedHashMap<>();
 		sides.put(TIERED, forwardAll(run,
 				run.side(TIERED, RunContext.tiered(QueueType.QUORUM), BenchmarkListeners.FORWARDING), messages));
-		sides.put(TIERED_CLASSIC, forwardAll(run,
-				run.side(TIERED_CLASSIC, RunContext.tiered(QueueType.CLASSIC), BenchmarkListeners.FORWARDING), messages));
-		sides.put(LIMIT, forwardAll(run, run.limitSide(LIMIT, QueueType.QUORUM, BenchmarkListeners.FORWARDING),
-				messages));
-		sides.put(RECOVERER, forwardAll(run,
-				run.side(RECOVERER, RunContext.RECOVERER, BenchmarkListeners.FORWARDING), messages));
+		sides.put(TIERED_CLASSIC,
+				forwardAll(run,
+						run.side(TIERED_CLASSIC, RunContext.tiered(QueueType.CLASSIC), BenchmarkListeners.FORWARDING),
+						messages));
+		sides.put(LIMIT,
+				forwardAll(run, run.limitSide(LIMIT, QueueType.QUORUM, BenchmarkListeners.FORWARDING), messages));
+		sides.put(RECOVERER,
+				forwardAll(run, run.side(RECOVERER, RunContext.RECOVERER, BenchmarkListeners.FORWARDING), messages));
 		sides.put(RAW, (label, roundId) -> rawLoop(run, rawRoutingKey, rawTier, messages));
 		Alternation.Outcome outcome = run.alternate("forwarding", sides);
 		SideSeries tiered = outcome.series(TIERED);
@@ -72,10 +76,8 @@ final class ForwardingRateBenchmark {
 		return (label, roundId) -> forwardAll(run, side, roundId, messages);
 	}
 
-	/**
-	 * Every message of a backlog fails once and is forwarded.
-	 * @return forwards per second, from the first delivery to the last confirmed forward
-	 */
+	// Every message of a backlog fails once and is forwarded.
+	// Returns forwards per second, from the first delivery to the last confirmed forward
 	private static double forwardAll(RunContext run, MeasuredSide side, String roundId, int messages) {
 		Workload.Round round = side.prepare(run.broker(), roundId, 0, 0, messages, false);
 		run.publisher().publishBacklog(side.queue(), roundId, messages, Failures.all(1));
@@ -93,8 +95,9 @@ final class ForwardingRateBenchmark {
 
 	private static double rawLoop(RunContext run, String routingKey, Duration tier, int messages) {
 		try {
-			long nanos = run.publisher().confirmedPublishLoop(RetryTopology.DELAY_EXCHANGE, routingKey,
-					Map.of(RetryHeaders.TIER, TierLadder.nameOf(tier)), messages);
+			long nanos = run.publisher()
+				.confirmedPublishLoop(RetryTopology.DELAY_EXCHANGE, routingKey,
+						Map.of(RetryHeaders.TIER, TierLadder.nameOf(tier)), messages);
 			return HappyPathBenchmark.perSecond(messages, nanos);
 		}
 		finally {

@@ -13,10 +13,11 @@ import io.github.tieredretry.benchmarks.report.SideSeries;
 import io.github.tieredretry.topology.QueueType;
 
 /**
- * Benchmark 1: what {@code @RetryableListener} costs when nothing fails. The same backlog is consumed by a
- * plain {@code @RabbitListener} and by the same listener with tiered retries, with quorum tiers (the default)
- * and with classic tiers; and, with quorum tiers, with Spring AMQP's listener and template observations on,
- * without a tracer and with Spring Boot's OpenTelemetry tracer.
+ * Benchmark 1: what {@code @RetryableListener} costs when nothing fails. The same backlog
+ * is consumed by a plain {@code @RabbitListener} and by the same listener with tiered
+ * retries, with quorum tiers (the default) and with classic tiers; and, with quorum
+ * tiers, with Spring AMQP's listener and template observations on, without a tracer and
+ * with Spring Boot's OpenTelemetry tracer.
  */
 final class HappyPathBenchmark {
 
@@ -39,7 +40,8 @@ final class HappyPathBenchmark {
 		sides.put(PLAIN, backlogOf(run, run.side(PLAIN, RunContext.PLAIN, BenchmarkListeners.HAPPY), messages));
 		sides.put(RETRYABLE, backlogOf(run, retryable(run, RETRYABLE, QueueType.QUORUM), messages));
 		sides.put(RETRYABLE_CLASSIC, backlogOf(run, retryable(run, RETRYABLE_CLASSIC, QueueType.CLASSIC), messages));
-		sides.put(OBSERVED, backlogOf(run, run.side(OBSERVED, RunContext.OBSERVED, BenchmarkListeners.HAPPY), messages));
+		sides.put(OBSERVED,
+				backlogOf(run, run.side(OBSERVED, RunContext.OBSERVED, BenchmarkListeners.HAPPY), messages));
 		sides.put(TRACED, backlogOf(run, run.side(TRACED, RunContext.TRACED, BenchmarkListeners.HAPPY), messages));
 		Alternation.Outcome outcome = run.alternate("happy-path", sides);
 		SideSeries plain = outcome.series(PLAIN);
@@ -66,6 +68,10 @@ final class HappyPathBenchmark {
 
 	/**
 	 * Publish a backlog of healthy messages, then let the side consume it.
+	 * @param run the benchmark run
+	 * @param side the side that consumes
+	 * @param roundId the round, which names its queue
+	 * @param messages how many messages the backlog has
 	 * @return messages per second, from the first delivery to the last message processed
 	 */
 	static double consumeBacklog(RunContext run, MeasuredSide side, String roundId, int messages) {

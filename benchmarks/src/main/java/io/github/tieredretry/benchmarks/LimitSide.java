@@ -4,8 +4,8 @@ import io.github.tieredretry.benchmarks.app.Workload;
 import io.github.tieredretry.benchmarks.limit.MinimalRetryingConsumer;
 
 /**
- * The limit side of a comparison: a consumer written directly against the RabbitMQ Java client, making the
- * same broker operations per message as the starter.
+ * The limit side of a comparison: a consumer written directly against the RabbitMQ Java
+ * client, making the same broker operations per message as the starter.
  *
  * @param label the side's label in the report
  * @param consumer the consumer

@@ -4,8 +4,8 @@ import io.github.tieredretry.benchmarks.app.Workload;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 
 /**
- * One side of a comparison: a consumer of a queue of this run, running only while it is measured, so that
- * sides never compete for the machine.
+ * One side of a comparison: a consumer of a queue of this run, running only while it is
+ * measured, so that sides never compete for the machine.
  */
 interface MeasuredSide {
 
@@ -33,7 +33,8 @@ interface MeasuredSide {
 	void start();
 
 	/**
-	 * Stop consuming: the message in hand is finished, what was prefetched goes back to the queue.
+	 * Stop consuming: the message in hand is finished, what was prefetched goes back to
+	 * the queue.
 	 */
 	void stop();
 

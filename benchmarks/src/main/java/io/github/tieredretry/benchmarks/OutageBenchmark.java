@@ -18,12 +18,14 @@ import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
- * Benchmark 6: what a downstream outage costs, with and without the listener's circuit breaker. A steady
- * stream of messages reaches a {@code @RetryableListener} whose downstream goes down for a while and comes
- * back; the same policy (three retries after 1 s, 5 s and 10 s by default) on both sides, one with the
- * policy's breaker. Measured per side and repeat: the messages parked, the time to drain (from the end of the
- * outage until every message published so far has been processed or parked and the queue and the tiers are
- * empty), and the messages processed. Absolute figures, no ratio: the side with a breaker parks nothing.
+ * Benchmark 6: what a downstream outage costs, with and without the listener's circuit
+ * breaker. A steady stream of messages reaches a {@code @RetryableListener} whose
+ * downstream goes down for a while and comes back; the same policy (three retries after 1
+ * s, 5 s and 10 s by default) on both sides, one with the policy's breaker. Measured per
+ * side and repeat: the messages parked, the time to drain (from the end of the outage
+ * until every message published so far has been processed or parked and the queue and the
+ * tiers are empty), and the messages processed. Absolute figures, no ratio: the side with
+ * a breaker parks nothing.
  */
 final class OutageBenchmark {
 
@@ -60,15 +62,17 @@ final class OutageBenchmark {
 				+ TierLadder.nameOf(settings.outageBreakerWait());
 		return new OutageResult(TierLadder.nameOf(settings.outage()), settings.outageRate(),
 				delays.stream().map(TierLadder::nameOf).toList(), breaker,
-				rounds.values().entrySet().stream().map((entry) -> new OutageResult.Side(entry.getKey(), entry.getValue()))
+				rounds.values()
+					.entrySet()
+					.stream()
+					.map((entry) -> new OutageResult.Side(entry.getKey(), entry.getValue()))
 					.toList(),
 				rounds.orders());
 	}
 
-	/**
-	 * One round: the stream starts, the downstream goes down after the lead-in and comes back after the outage;
-	 * the round ends once the outage is drained and every message published until then is settled.
-	 */
+	// One round: the stream starts, the downstream goes down after the lead-in and comes
+	// back after the outage; the round ends once the outage is drained and every message
+	// published until then is settled.
 	private static OutageResult.Round outage(RunContext run, ListenerSide side, String roundId, List<String> tiers,
 			String parkingLot) {
 		BenchmarkSettings settings = run.settings();
@@ -97,9 +101,10 @@ final class OutageBenchmark {
 			publishing.set(false);
 			join(publisher);
 			failIfPublishingFailed(publishFailure);
-			// The stream went on while the outage drained: wait for what it published meanwhile.
-			awaitSettled(run, round, published.get(), publishFailure, System.nanoTime()
-					+ RunContext.roundTimeout(settings.outageRate()).toNanos());
+			// The stream went on while the outage drained: wait for what it published
+			// meanwhile.
+			awaitSettled(run, round, published.get(), publishFailure,
+					System.nanoTime() + RunContext.roundTimeout(settings.outageRate()).toNanos());
 			if (settled(round) > published.get()) {
 				run.log("[outage] " + roundId + ": " + (settled(round) - published.get()) + " more messages processed "
 						+ "or parked than published: a message was delivered again after it was settled");
@@ -120,21 +125,20 @@ final class OutageBenchmark {
 		}
 	}
 
-	/**
-	 * Wait until every message published so far is processed or parked, and the listener's queue and the
-	 * policy's tiers are empty.
-	 * @return when it was so
-	 */
+	// Wait until every message published so far is processed or parked, and the
+	// listener's queue and the policy's tiers are empty.
+	// Returns when it was so
 	private static long awaitDrained(RunContext run, ListenerSide side, Workload.Round round, AtomicInteger published,
 			AtomicReference<RuntimeException> publishFailure, List<String> tiers, long outageEnd) {
 		BenchmarkSettings settings = run.settings();
-		Duration timeout = RunContext.roundTimeout((int) Math.min(Integer.MAX_VALUE,
-				settings.outageRate() * (settings.outage().toSeconds() + 1)));
+		Duration timeout = RunContext.roundTimeout(
+				(int) Math.min(Integer.MAX_VALUE, settings.outageRate() * (settings.outage().toSeconds() + 1)));
 		long deadline = outageEnd + timeout.toNanos();
 		while (true) {
 			int sent = published.get();
 			long now = System.nanoTime();
-			if (settled(round) >= sent && empty(run, side.queue()) && tiers.stream().allMatch((tier) -> empty(run, tier))) {
+			if (settled(round) >= sent && empty(run, side.queue())
+					&& tiers.stream().allMatch((tier) -> empty(run, tier))) {
 				return now;
 			}
 			failIfPublishingFailed(publishFailure);
@@ -174,10 +178,8 @@ final class OutageBenchmark {
 		}
 	}
 
-	/**
-	 * Roughly how long a round takes: the lead-in, the outage, and a drain bounded by the longest delay or the
-	 * breaker's wait.
-	 */
+	// Roughly how long a round takes: the lead-in, the outage, and a drain bounded by the
+	// longest delay or the breaker's wait.
 	private static double roundSeconds(BenchmarkSettings settings) {
 		Duration longest = settings.outageDelays().stream().max(Duration::compareTo).orElse(Duration.ZERO);
 		Duration drain = (longest.compareTo(settings.outageBreakerWait()) > 0) ? longest : settings.outageBreakerWait();

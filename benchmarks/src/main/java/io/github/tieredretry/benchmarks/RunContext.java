@@ -22,12 +22,16 @@ import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
 
 /**
- * What the benchmarks of one run share: settings, broker access, and the applications and limit-side
- * consumers under measurement, each started on first use and closed at the end of the run.
+ * What the benchmarks of one run share: settings, broker access, and the applications and
+ * limit-side consumers under measurement, each started on first use and closed at the end
+ * of the run.
  */
 final class RunContext implements AutoCloseable {
 
-	/** Prefix of the applications with {@code @RetryableListener}s, one per tier type: {@link #tiered}. */
+	/**
+	 * Prefix of the applications with {@code @RetryableListener}s, one per tier type:
+	 * {@link #tiered}.
+	 */
 	private static final String TIERED_PREFIX = "tiered-";
 
 	/** Prefix of the queues of the limit sides, one set per tier type. */
@@ -36,30 +40,40 @@ final class RunContext implements AutoCloseable {
 	/** Application with plain {@code @RabbitListener}s. */
 	static final String PLAIN = "plain";
 
-	/** Application with Spring AMQP's blocking retry (Spring Boot's listener retry properties). */
+	/**
+	 * Application with Spring AMQP's blocking retry (Spring Boot's listener retry
+	 * properties).
+	 */
 	static final String BLOCKING = "blocking";
 
-	/** Application with Spring AMQP's blocking retry and {@code RepublishMessageRecovererWithConfirms}. */
+	/**
+	 * Application with Spring AMQP's blocking retry and
+	 * {@code RepublishMessageRecovererWithConfirms}.
+	 */
 	static final String RECOVERER = "recoverer";
 
 	/**
-	 * Application with {@code @RetryableListener}s and quorum tiers whose listener containers and template observe
-	 * (Spring Boot's {@code observation-enabled} properties), without a tracer.
+	 * Application with {@code @RetryableListener}s and quorum tiers whose listener
+	 * containers and template observe (Spring Boot's {@code observation-enabled}
+	 * properties), without a tracer.
 	 */
 	static final String OBSERVED = "observed";
 
-	/** The same, with Spring Boot's OpenTelemetry tracer recording every message's spans. */
+	/**
+	 * The same, with Spring Boot's OpenTelemetry tracer recording every message's spans.
+	 */
 	static final String TRACED = "traced";
 
 	/**
-	 * Application with the outage benchmark's two {@code @RetryableListener}s, with a circuit breaker and without,
-	 * and quorum tiers.
+	 * Application with the outage benchmark's two {@code @RetryableListener}s, with a
+	 * circuit breaker and without, and quorum tiers.
 	 */
 	static final String OUTAGE = "outage";
 
 	/**
-	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the class path of every
-	 * application of the run, they would give the others a tracer too.
+	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the
+	 * class path of every application of the run, they would give the others a tracer
+	 * too.
 	 */
 	private static final String TRACING_AUTO_CONFIGURATIONS = String.join(",",
 			"org.springframework.boot.micrometer.tracing.opentelemetry.autoconfigure.OpenTelemetryTracingAutoConfiguration",
@@ -141,7 +155,8 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * A side of a comparison: the listener of an application, its queue declared for this run.
+	 * A side of a comparison: the listener of an application, its queue declared for this
+	 * run.
 	 * @param label the label in the report
 	 * @param application the application
 	 * @param listener the listener
@@ -153,9 +168,10 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * A limit side: a consumer written against the RabbitMQ Java client, on a queue of its own, forwarding
-	 * failures with the delays of the same listener's policy into the tiers of the given type, which the
-	 * application with {@code @RetryableListener}s of that type declares.
+	 * A limit side: a consumer written against the RabbitMQ Java client, on a queue of
+	 * its own, forwarding failures with the delays of the same listener's policy into the
+	 * tiers of the given type, which the application with {@code @RetryableListener}s of
+	 * that type declares.
 	 * @param label the label in the report
 	 * @param type the tier queue type
 	 * @param listener the listener whose policy it follows
@@ -167,7 +183,8 @@ final class RunContext implements AutoCloseable {
 		MinimalRetryingConsumer consumer = this.limitConsumers.get(queue);
 		if (consumer == null) {
 			this.broker.declareOwnQueue(queue);
-			// What the starter does for its own work queues: retries come back through the return exchange.
+			// What the starter does for its own work queues: retries come back through
+			// the return exchange.
 			this.broker.bind(queue, RetryTopology.RETURN_EXCHANGE, queue);
 			consumer = new MinimalRetryingConsumer(this.settings.broker(), queue, this.settings.prefetch(),
 					this.settings.concurrency(), this.settings.policyDelays(listener, type),
@@ -190,8 +207,8 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * Measure sides side by side when a round yields more than one figure, with repeats and warm-ups of the
-	 * benchmark's own.
+	 * Measure sides side by side when a round yields more than one figure, with repeats
+	 * and warm-ups of the benchmark's own.
 	 * @param <T> what a round yields
 	 * @param benchmark the benchmark's key, for the log and the round ids
 	 * @param sides each side's measurement, in the order of the report
@@ -238,22 +255,24 @@ final class RunContext implements AutoCloseable {
 				properties.put("spring.rabbitmq.listener.simple.retry.max-retries",
 						String.valueOf(BenchmarkSettings.STORM_FAILING_ATTEMPTS));
 				List<Duration> delays = this.settings.stormDelays();
-				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval", delays.get(0).toMillis() + "ms");
+				properties.put("spring.rabbitmq.listener.simple.retry.initial-interval",
+						delays.get(0).toMillis() + "ms");
 				properties.put("spring.rabbitmq.listener.simple.retry.multiplier",
 						String.valueOf((double) delays.get(1).toMillis() / delays.get(0).toMillis()));
 				properties.put("spring.rabbitmq.listener.simple.retry.max-interval", delays.get(1).toMillis() + "ms");
 				usedListeners.add(BenchmarkListeners.STORM);
 			}
 			case RECOVERER -> {
-				// It republishes into the default type's forwarding tier, which that application declares.
+				// It republishes into the default type's forwarding tier, which that
+				// application declares.
 				application(tiered(BenchmarkSettings.DEFAULT_TIER_TYPE));
 				properties.put("benchmarks.listeners", "plain");
 				properties.put("spring.rabbitmq.listener.simple.retry.enabled", "true");
 				properties.put("spring.rabbitmq.listener.simple.retry.max-retries", "0");
 				properties.put("benchmarks.recoverer.enabled", "true");
 				properties.put("benchmarks.recoverer.routing-key", queue(RECOVERER, BenchmarkListeners.FORWARDING));
-				properties.put("benchmarks.recoverer.tier", TierLadder.nameOf(
-						BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE)));
+				properties.put("benchmarks.recoverer.tier",
+						TierLadder.nameOf(BenchmarkSettings.forwardingTier(BenchmarkSettings.DEFAULT_TIER_TYPE)));
 				usedListeners.add(BenchmarkListeners.FORWARDING);
 			}
 			case OBSERVED, TRACED -> {
@@ -262,7 +281,8 @@ final class RunContext implements AutoCloseable {
 				properties.put("spring.rabbitmq.template.observation-enabled", "true");
 				if (TRACED.equals(name)) {
 					properties.remove("spring.autoconfigure.exclude");
-					// Every message traced: the most a tracer can cost (Spring Boot's default keeps 10%).
+					// Every message traced: the most a tracer can cost (Spring Boot's
+					// default keeps 10%).
 					properties.put("management.tracing.sampling.probability", "1.0");
 				}
 				usedListeners.addAll(LISTENERS);
@@ -277,7 +297,8 @@ final class RunContext implements AutoCloseable {
 				usedListeners.addAll(LISTENERS);
 			}
 		}
-		// Work queues exist before the application starts, so that the starter's return bindings find them.
+		// Work queues exist before the application starts, so that the starter's return
+		// bindings find them.
 		usedListeners.forEach((listener) -> this.broker.declareOwnQueue(queue(name, listener)));
 		this.log.accept("Starting application '" + name + "'");
 		return RunningApplication.start(name, BenchmarkApplication.class, properties);
@@ -292,10 +313,9 @@ final class RunContext implements AutoCloseable {
 		throw new IllegalArgumentException("Unknown application " + application);
 	}
 
-	/**
-	 * The application with {@code @RetryableListener}s: its tier type set explicitly (no figure depends on the
-	 * starter's default), tiers of that type of its own, and a policy per listener.
-	 */
+	// The application with {@code @RetryableListener}s: its tier type set explicitly (no
+	// figure depends on the starter's default), tiers of that type of its own, and a
+	// policy per listener.
 	private void putRetryableProperties(Map<String, String> properties, String application, QueueType type) {
 		properties.put("benchmarks.listeners", "retryable");
 		properties.put("retry.enabled", "true");
@@ -313,10 +333,9 @@ final class RunContext implements AutoCloseable {
 		noteRetryTopology(tiers, parkingLot);
 	}
 
-	/**
-	 * The outage benchmark's application: one policy for both listeners, its breaker's settings (the listener
-	 * with {@code breaker = Breaker.ON} uses them), quorum tiers, and a parking lot that only they use.
-	 */
+	// The outage benchmark's application: one policy for both listeners, its breaker's
+	// settings (the listener with {@code breaker = Breaker.ON} uses them), quorum tiers,
+	// and a parking lot that only they use.
 	private void putOutageProperties(Map<String, String> properties) {
 		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
 		String policy = "retry.policies." + BenchmarkListeners.OUTAGE + ".";
@@ -338,7 +357,8 @@ final class RunContext implements AutoCloseable {
 		String parkingLot = parkingLot(OUTAGE);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
-		// Every parked message is logged at WARN with its stack trace: console output, not parking.
+		// Every parked message is logged at WARN with its stack trace: console output,
+		// not parking.
 		properties.put("logging.level.io.github.tieredretry.listener.RetryingMessageListener", "ERROR");
 		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE, queue(OUTAGE, BenchmarkListeners.OUTAGE));
 		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE_BREAKER,
@@ -346,7 +366,8 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * The parking lot of an application with {@code @RetryableListener}s: a queue of this run.
+	 * The parking lot of an application with {@code @RetryableListener}s: a queue of this
+	 * run.
 	 * @param application the application
 	 * @return the parking lot's name
 	 */
@@ -355,14 +376,15 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * Note the retry topology an application is about to declare, so that the end of the run removes what
-	 * the run created: the parking lot (its own), the tiers and the retry exchanges if they did not exist.
+	 * Note the retry topology an application is about to declare, so that the end of the
+	 * run removes what the run created: the parking lot (its own), the tiers and the
+	 * retry exchanges if they did not exist.
 	 * @param tiers the application's tiers
 	 * @param parkingLot its parking lot, a name unique to this run
 	 */
 	void noteRetryTopology(Collection<Duration> tiers, String parkingLot) {
-		this.broker.noteSharedObjects(tiers.stream().map(RetryTopology::tierQueueName).toList(), List.of(
-				RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
+		this.broker.noteSharedObjects(tiers.stream().map(RetryTopology::tierQueueName).toList(), List
+			.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
 		this.broker.ownQueueDeclaredElsewhere(parkingLot);
 	}
 
@@ -376,14 +398,18 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * Properties every application gets: the broker, the listener queues, and the same container settings.
+	 * Properties every application gets: the broker, the listener queues, and the same
+	 * container settings.
+	 * @param application the application's name
+	 * @return the properties
 	 */
 	Map<String, String> commonProperties(String application) {
 		Map<String, String> properties = new LinkedHashMap<>(this.settings.broker().springProperties());
 		properties.put("spring.application.name", "benchmarks-" + application);
 		properties.put("logging.level.root", "WARN");
-		// RepublishMessageRecoverer logs every republish at WARN (under the class of the instance): that is
-		// console output, not forwarding, so the recoverer is measured without it.
+		// RepublishMessageRecoverer logs every republish at WARN (under the class of the
+		// instance): that is console output, not forwarding, so the recoverer is measured
+		// without it.
 		properties.put("logging.level.org.springframework.amqp.rabbit.retry", "ERROR");
 		properties.put("logging.level.io.github.tieredretry.benchmarks.app", "ERROR");
 		properties.put("retry.enabled", "false");
@@ -400,8 +426,9 @@ final class RunContext implements AutoCloseable {
 	}
 
 	/**
-	 * Remove this run's messages from the forwarding tiers, which nobody else shares: left there, they would
-	 * come back after the tier's TTL to work queues that no longer exist.
+	 * Remove this run's messages from the forwarding tiers, which nobody else shares:
+	 * left there, they would come back after the tier's TTL to work queues that no longer
+	 * exist.
 	 */
 	void purgeForwardingTiers() {
 		purgeForwardingTiers(this.broker);

@@ -38,8 +38,7 @@ final class RunningApplication implements AutoCloseable {
 			.stream()
 			.map((entry) -> "--" + entry.getKey() + "=" + entry.getValue())
 			.toArray(String[]::new);
-		ConfigurableApplicationContext context = new SpringApplicationBuilder(source)
-			.web(WebApplicationType.NONE)
+		ConfigurableApplicationContext context = new SpringApplicationBuilder(source).web(WebApplicationType.NONE)
 			.bannerMode(Banner.Mode.OFF)
 			.logStartupInfo(false)
 			.run(arguments);

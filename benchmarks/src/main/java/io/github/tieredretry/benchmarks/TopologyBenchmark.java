@@ -20,10 +20,11 @@ import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Benchmark 5: the broker objects that retries need for many listeners. An application with that many
- * {@code @RetryableListener}s is started, then one whose listeners each get their own delay queues and
- * dead-letter queue; what each application's {@code RabbitAdmin} declares is counted, and every counted
- * queue and exchange is looked up on the broker.
+ * Benchmark 5: the broker objects that retries need for many listeners. An application
+ * with that many {@code @RetryableListener}s is started, then one whose listeners each
+ * get their own delay queues and dead-letter queue; what each application's
+ * {@code RabbitAdmin} declares is counted, and every counted queue and exchange is looked
+ * up on the broker.
  */
 final class TopologyBenchmark {
 
@@ -32,7 +33,9 @@ final class TopologyBenchmark {
 
 	static TopologyResult run(RunContext run) {
 		int listeners = run.settings().topologyListeners();
-		List<String> queues = IntStream.range(0, listeners).mapToObj((index) -> run.runId() + "-topology-" + index).toList();
+		List<String> queues = IntStream.range(0, listeners)
+			.mapToObj((index) -> run.runId() + "-topology-" + index)
+			.toList();
 		queues.forEach(run.broker()::declareOwnQueue);
 		List<Duration> tierDurations = BenchmarkSettings.tiers(BenchmarkSettings.TOPOLOGY_TIERS,
 				BenchmarkSettings.DEFAULT_TIER_TYPE);
@@ -53,7 +56,8 @@ final class TopologyBenchmark {
 		if ("tiered".equals(kind)) {
 			String parkingLot = run.runId() + "-topology-parking-lot";
 			properties.put("retry.enabled", "true");
-			// Explicit, like every side: the counts must not depend on the starter's default.
+			// Explicit, like every side: the counts must not depend on the starter's
+			// default.
 			properties.put("retry.queue-type", BenchmarkSettings.typeName(BenchmarkSettings.DEFAULT_TIER_TYPE));
 			properties.put("retry.tiers", RunContext.names(tiers));
 			properties.put("retry.parking-lot", parkingLot);
@@ -67,16 +71,16 @@ final class TopologyBenchmark {
 		try (RunningApplication application = RunningApplication.start("topology-" + kind, TopologyApplication.class,
 				properties)) {
 			ConfigurableApplicationContext context = application.context();
-			// Nothing consumes, so make the admin declare now rather than on a first connection.
+			// Nothing consumes, so make the admin declare now rather than on a first
+			// connection.
 			context.getBean(RabbitAdmin.class).initialize();
 			return verify(run, declaredBy(context));
 		}
 	}
 
-	/**
-	 * What an application's {@code RabbitAdmin} declares: its {@link Declarable} beans and the content of
-	 * its {@link Declarables} beans (the starter's retry topology is one).
-	 */
+	// What an application's {@code RabbitAdmin} declares: its {@link Declarable} beans
+	// and the content of its {@link Declarables} beans (the starter's retry topology is
+	// one).
 	private static List<Declarable> declaredBy(ConfigurableApplicationContext context) {
 		List<Declarable> declarables = new ArrayList<>(context.getBeansOfType(Declarable.class).values());
 		context.getBeansOfType(Declarables.class).values().forEach((bean) -> declarables.addAll(bean.getDeclarables()));
@@ -98,7 +102,8 @@ final class TopologyBenchmark {
 				verified &= run.broker().exchangeExists(exchange.getName());
 			}
 			else if (declarable instanceof Binding) {
-				// The broker has no passive check for bindings; they are counted as declared.
+				// The broker has no passive check for bindings; they are counted as
+				// declared.
 				bindings++;
 			}
 		}

@@ -1,5 +1,6 @@
 /**
- * The benchmark harness: six benchmarks against a real broker, each comparison measured side by side.
+ * The benchmark harness: six benchmarks against a real broker, each comparison measured
+ * side by side.
  */
 @NullMarked
 package io.github.tieredretry.benchmarks;

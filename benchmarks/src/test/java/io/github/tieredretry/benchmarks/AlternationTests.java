@@ -15,12 +15,11 @@ class AlternationTests {
 	@Test
 	void sidesTakeTurnsRunningFirstAndWarmUpsAreDiscarded() {
 		List<String> runs = new ArrayList<>();
-		Alternation.Outcome outcome = Alternation.run("test", "run", List.of("a", "b", "c"), 3, 1,
-				(side, roundId) -> {
-					runs.add(side);
-					return runs.size();
-				}, (line) -> {
-				});
+		Alternation.Outcome outcome = Alternation.run("test", "run", List.of("a", "b", "c"), 3, 1, (side, roundId) -> {
+			runs.add(side);
+			return runs.size();
+		}, (line) -> {
+		});
 
 		assertThat(runs).containsExactly("c", "a", "b", "a", "b", "c", "b", "c", "a", "c", "a", "b");
 		assertThat(outcome.values().get("a")).containsExactly(4.0, 9.0, 11.0);

@@ -16,15 +16,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 
 /**
- * The application under measurement. The harness starts several of them side by side, with the same
- * listener container settings, and chooses per application:
+ * The application under measurement. The harness starts several of them side by side,
+ * with the same listener container settings, and chooses per application:
  * <ul>
- * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only), {@code retryable}
- * (with {@code @RetryableListener}) or {@code outage} (the outage benchmark's two {@code @RetryableListener}s,
- * with a circuit breaker and without);</li>
- * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's blocking retry;</li>
- * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's {@code RepublishMessageRecovererWithConfirms}
- * as the recoverer of that retry.</li>
+ * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only),
+ * {@code retryable} (with {@code @RetryableListener}) or {@code outage} (the outage
+ * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without);</li>
+ * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's
+ * blocking retry;</li>
+ * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's
+ * {@code RepublishMessageRecovererWithConfirms} as the recoverer of that retry.</li>
  * </ul>
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
@@ -70,8 +71,8 @@ public class BenchmarkApplication {
 	}
 
 	/**
-	 * Counts the forwards of tiered retries and the messages parked, which the starter announces once they are
-	 * confirmed.
+	 * Counts the forwards of tiered retries and the messages parked, which the starter
+	 * announces once they are confirmed.
 	 */
 	static final class RetryEventCounter {
 

@@ -7,12 +7,16 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 
 /**
- * The listeners under measurement: the same methods, plain or with {@code @RetryableListener}. Each
- * consumes a queue named by a property, and starts only when the harness starts it.
+ * The listeners under measurement: the same methods, plain or with
+ * {@code @RetryableListener}. Each consumes a queue named by a property, and starts only
+ * when the harness starts it.
  */
 public final class BenchmarkListeners {
 
-	/** Listener id and property suffix ({@code benchmarks.queue.<name>}) of the happy-path listener. */
+	/**
+	 * Listener id and property suffix ({@code benchmarks.queue.<name>}) of the happy-path
+	 * listener.
+	 */
 	public static final String HAPPY = "happy";
 
 	/** Listener id of the failure-storm listener. */
@@ -25,8 +29,8 @@ public final class BenchmarkListeners {
 	public static final String ACCURACY = "accuracy";
 
 	/**
-	 * Listener id of the outage benchmark's listener without a circuit breaker, and the name of the policy both
-	 * of its listeners use.
+	 * Listener id of the outage benchmark's listener without a circuit breaker, and the
+	 * name of the policy both of its listeners use.
 	 */
 	public static final String OUTAGE = "outage";
 
@@ -40,7 +44,10 @@ public final class BenchmarkListeners {
 		workloads.forQueue(message.getMessageProperties().getConsumerQueue()).handle(message);
 	}
 
-	/** Plain {@code @RabbitListener}s: no tiered retries (Spring AMQP's own retry, if the factory has it). */
+	/**
+	 * Plain {@code @RabbitListener}s: no tiered retries (Spring AMQP's own retry, if the
+	 * factory has it).
+	 */
 	static final class Plain {
 
 		private final Workloads workloads;
@@ -102,7 +109,8 @@ public final class BenchmarkListeners {
 	}
 
 	/**
-	 * The outage benchmark's listeners: the same policy, one with the policy's circuit breaker, one without.
+	 * The outage benchmark's listeners: the same policy, one with the policy's circuit
+	 * breaker, one without.
 	 */
 	static final class Outage {
 

@@ -15,10 +15,10 @@ import org.springframework.amqp.rabbit.retry.RepublishMessageRecovererWithConfir
 import org.springframework.beans.factory.DisposableBean;
 
 /**
- * Spring AMQP's {@link RepublishMessageRecovererWithConfirms}, configured like the starter's forwarding
- * (a connection of its own, correlated confirms, mandatory with returns), republishing into the same
- * tier queue through the same exchange, so that the broker does the same work for both. It counts each
- * republish once it is confirmed.
+ * Spring AMQP's {@link RepublishMessageRecovererWithConfirms}, configured like the
+ * starter's forwarding (a connection of its own, correlated confirms, mandatory with
+ * returns), republishing into the same tier queue through the same exchange, so that the
+ * broker does the same work for both. It counts each republish once it is confirmed.
  */
 final class CountingRepublishRecoverer extends RepublishMessageRecovererWithConfirms implements DisposableBean {
 

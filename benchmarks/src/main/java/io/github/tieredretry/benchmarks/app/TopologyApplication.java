@@ -27,16 +27,19 @@ import org.springframework.util.ReflectionUtils;
 
 /**
  * An application with many listeners, to count the broker objects their retries need:
- * {@code benchmarks.topology.kind=tiered} uses {@code @RetryableListener} (shared tiers), and
- * {@code per-queue} declares one set of delay queues and a dead-letter queue per listener, as
- * per-queue retry designs do. The listeners are registered programmatically, one per queue in
- * {@code benchmarks.topology.queues}, and never started.
+ * {@code benchmarks.topology.kind=tiered} uses {@code @RetryableListener} (shared tiers),
+ * and {@code per-queue} declares one set of delay queues and a dead-letter queue per
+ * listener, as per-queue retry designs do. The listeners are registered programmatically,
+ * one per queue in {@code benchmarks.topology.queues}, and never started.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 public class TopologyApplication {
 
-	/** Suffix of a per-queue design's delay queue, before the tier's name: {@code orders.retry.10s}. */
+	/**
+	 * Suffix of a per-queue design's delay queue, before the tier's name:
+	 * {@code orders.retry.10s}.
+	 */
 	public static final String PER_QUEUE_TIER_INFIX = ".retry.";
 
 	/** Suffix of a per-queue design's dead-letter queue. */
@@ -72,9 +75,10 @@ public class TopologyApplication {
 	}
 
 	/**
-	 * One set per work queue: a delay queue per tier that dead-letters straight back to the work queue
-	 * (default exchange, the work queue's name as dead-letter routing key), and a dead-letter queue. This
-	 * is the smallest per-queue design: it needs no exchange and no binding of its own.
+	 * One set per work queue: a delay queue per tier that dead-letters straight back to
+	 * the work queue (default exchange, the work queue's name as dead-letter routing
+	 * key), and a dead-letter queue. This is the smallest per-queue design: it needs no
+	 * exchange and no binding of its own.
 	 * @param queues the work queues
 	 * @param tiers the tiers
 	 * @return the declarables
@@ -99,7 +103,7 @@ public class TopologyApplication {
 	@RetryableListener
 	static final class RetryableTopologyListener {
 
-		public void onMessage(Message message) {
+		void onMessage(Message message) {
 			// Never started: the benchmark counts broker objects only.
 		}
 
@@ -108,7 +112,7 @@ public class TopologyApplication {
 	/** The same listener without; its retries are the per-queue design's. */
 	static final class PlainTopologyListener {
 
-		public void onMessage(Message message) {
+		void onMessage(Message message) {
 			// Never started.
 		}
 

@@ -18,9 +18,10 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
 /**
- * What one listener does, and what the harness measures of it, round by round. By default the listener
- * does no work beyond this bookkeeping: the benchmarks measure what the retry machinery costs, which real
- * work would hide. A fixed wait per invocation stands in for real work when asked for.
+ * What one listener does, and what the harness measures of it, round by round. By default
+ * the listener does no work beyond this bookkeeping: the benchmarks measure what the
+ * retry machinery costs, which real work would hide. A fixed wait per invocation stands
+ * in for real work when asked for.
  */
 public final class Workload {
 
@@ -48,7 +49,8 @@ public final class Workload {
 	}
 
 	/**
-	 * Handle a delivery: fail if the message's script says so, else count it as processed.
+	 * Handle a delivery: fail if the message's script says so, else count it as
+	 * processed.
 	 * @param message the message
 	 */
 	public void handle(Message message) {
@@ -130,7 +132,10 @@ public final class Workload {
 
 		private final AtomicInteger parkedCount = new AtomicInteger();
 
-		/** Whether the listener's downstream is down: every attempt of this round's messages fails meanwhile. */
+		/**
+		 * Whether the listener's downstream is down: every attempt of this round's
+		 * messages fails meanwhile.
+		 */
 		private volatile boolean downstreamDown;
 
 		private final Map<String, AtomicInteger> attempts = new ConcurrentHashMap<>();
@@ -198,8 +203,8 @@ public final class Workload {
 		}
 
 		/**
-		 * Take the listener's downstream down, or bring it back: while it is down, every attempt of this round's
-		 * messages fails.
+		 * Take the listener's downstream down, or bring it back: while it is down, every
+		 * attempt of this round's messages fails.
 		 * @param down whether it is down
 		 */
 		public void downstreamDown(boolean down) {
@@ -207,7 +212,8 @@ public final class Workload {
 		}
 
 		private static @Nullable String stringHeader(Map<String, @Nullable Object> headers, String name) {
-			// Spring converts string headers to String, the plain client leaves them LongString: both print.
+			// Spring converts string headers to String, the plain client leaves them
+			// LongString: both print.
 			Object value = headers.get(name);
 			return (value != null) ? value.toString() : null;
 		}
@@ -237,7 +243,8 @@ public final class Workload {
 		 */
 		public boolean awaitHealthyUntil(long deadlineNanos) {
 			try {
-				return this.healthyProcessed.await(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+				return this.healthyProcessed.await(Math.max(0, deadlineNanos - System.nanoTime()),
+						TimeUnit.NANOSECONDS);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
@@ -292,12 +299,14 @@ public final class Workload {
 		}
 
 		/**
-		 * How late each retry arrived after its {@code retry-due} time, in milliseconds (negative: early).
+		 * How late each retry arrived after its {@code retry-due} time, in milliseconds
+		 * (negative: early).
 		 * @return one value per recorded retry
 		 */
 		public long[] latenessMillis() {
 			return (this.lateness != null)
-					? Arrays.copyOf(this.lateness, Math.min(this.latenessCount.get(), this.lateness.length)) : new long[0];
+					? Arrays.copyOf(this.lateness, Math.min(this.latenessCount.get(), this.lateness.length))
+					: new long[0];
 		}
 
 	}

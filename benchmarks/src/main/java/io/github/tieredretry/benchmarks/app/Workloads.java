@@ -17,8 +17,8 @@ public final class Workloads {
 
 	/**
 	 * Create the workloads.
-	 * @param work how long each listener invocation works (waits, like a call to a database), before it
-	 * succeeds or fails
+	 * @param work how long each listener invocation works (waits, like a call to a
+	 * database), before it succeeds or fails
 	 */
 	public Workloads(Duration work) {
 		this.workNanos = work.toNanos();

@@ -1,5 +1,6 @@
 /**
- * The Spring Boot applications under measurement: the same listeners with and without tiered retries.
+ * The Spring Boot applications under measurement: the same listeners with and without
+ * tiered retries.
  */
 @NullMarked
 package io.github.tieredretry.benchmarks.app;

@@ -16,9 +16,10 @@ import com.rabbitmq.client.Connection;
 /**
  * Plain AMQP client operations on the benchmark broker, and the run's footprint on it.
  * <p>
- * The broker may be shared: queues the run owns (unique names) are deleted at the end; objects whose
- * names every application shares (tier queues such as {@code retry.delay.1s}, the retry exchanges) are
- * deleted only if they did not exist before the run, and only while unused and empty.
+ * The broker may be shared: queues the run owns (unique names) are deleted at the end;
+ * objects whose names every application shares (tier queues such as
+ * {@code retry.delay.1s}, the retry exchanges) are deleted only if they did not exist
+ * before the run, and only while unused and empty.
  */
 public final class BrokerOperations implements AutoCloseable {
 
@@ -68,7 +69,8 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
-	 * Declare a durable classic queue that this run owns; it is deleted by {@link #cleanUp()}.
+	 * Declare a durable classic queue that this run owns; it is deleted by
+	 * {@link #cleanUp()}.
 	 * @param queue a name unique to this run
 	 */
 	public void declareOwnQueue(String queue) {
@@ -77,7 +79,8 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
-	 * Remember a queue that an application of this run declared, for deletion by {@link #cleanUp()}.
+	 * Remember a queue that an application of this run declared, for deletion by
+	 * {@link #cleanUp()}.
 	 * @param queue a name unique to this run
 	 */
 	public void ownQueueDeclaredElsewhere(String queue) {
@@ -85,8 +88,8 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
-	 * Note which of the shared objects an application is about to declare do not exist yet, so that
-	 * {@link #cleanUp()} removes only those.
+	 * Note which of the shared objects an application is about to declare do not exist
+	 * yet, so that {@link #cleanUp()} removes only those.
 	 * @param queues shared queue names (tier queues)
 	 * @param exchanges shared exchange names
 	 */
@@ -134,8 +137,8 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
-	 * Delete what this run created: its own queues, then the shared objects that did not exist before it,
-	 * as long as nobody uses them.
+	 * Delete what this run created: its own queues, then the shared objects that did not
+	 * exist before it, as long as nobody uses them.
 	 * @return what could not be deleted, and why (empty when everything was)
 	 */
 	public List<String> cleanUp() {
@@ -161,9 +164,8 @@ public final class BrokerOperations implements AutoCloseable {
 		return kept;
 	}
 
-	/**
-	 * Quorum queues refuse {@code queue.delete} with if-unused or if-empty: look first, then delete.
-	 */
+	// Quorum queues refuse {@code queue.delete} with if-unused or if-empty: look first,
+	// then delete.
 	private boolean deleteIfUnusedAndEmpty(String queue) {
 		return passive((channel) -> {
 			AMQP.Queue.DeclareOk state = channel.queueDeclarePassive(queue);
@@ -174,10 +176,8 @@ public final class BrokerOperations implements AutoCloseable {
 		});
 	}
 
-	/**
-	 * Run an operation that may fail with a channel-level error, on a channel of its own.
-	 * @return whether it succeeded
-	 */
+	// Run an operation that may fail with a channel-level error, on a channel of its own.
+	// Returns whether it succeeded
 	private boolean passive(ChannelCall<?> call) {
 		try (Channel channel = this.connection.createChannel()) {
 			call.call(channel);

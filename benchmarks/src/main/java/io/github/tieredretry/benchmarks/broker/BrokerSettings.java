@@ -1,6 +1,7 @@
 package io.github.tieredretry.benchmarks.broker;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 
 import com.rabbitmq.client.ConnectionFactory;
@@ -16,9 +17,10 @@ import com.rabbitmq.client.ConnectionFactory;
 public record BrokerSettings(String host, int port, String username, String password) {
 
 	/**
-	 * The broker named by {@code spring.rabbitmq.host/port/username/password} (system properties, else
-	 * {@code SPRING_RABBITMQ_*} environment variables), by default {@code 127.0.0.1:5672} with guest/guest:
-	 * the same defaults as the integration tests.
+	 * The broker named by {@code spring.rabbitmq.host/port/username/password} (system
+	 * properties, else {@code SPRING_RABBITMQ_*} environment variables), by default
+	 * {@code 127.0.0.1:5672} with guest/guest: the same defaults as the integration
+	 * tests.
 	 * @return the settings
 	 */
 	public static BrokerSettings fromEnvironment() {
@@ -30,7 +32,7 @@ public record BrokerSettings(String host, int port, String username, String pass
 	private static String setting(String property, String defaultValue) {
 		String value = System.getProperty(property);
 		if (value == null) {
-			value = System.getenv(property.toUpperCase().replace('.', '_'));
+			value = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
 		}
 		return (value != null && !value.isBlank()) ? value : defaultValue;
 	}
@@ -49,8 +51,8 @@ public record BrokerSettings(String host, int port, String username, String pass
 	}
 
 	/**
-	 * A plain AMQP client connection factory, without automatic recovery: a benchmark that loses its
-	 * connection must fail, not measure a reconnection.
+	 * A plain AMQP client connection factory, without automatic recovery: a benchmark
+	 * that loses its connection must fail, not measure a reconnection.
 	 * @return the factory
 	 */
 	public ConnectionFactory connectionFactory() {

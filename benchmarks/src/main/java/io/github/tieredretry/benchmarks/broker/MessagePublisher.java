@@ -14,14 +14,18 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 
 /**
- * Publishes the benchmark's messages: 1 KB bodies, persistent, each publish confirmed by the broker.
+ * Publishes the benchmark's messages: 1 KB bodies, persistent, each publish confirmed by
+ * the broker.
  */
 public final class MessagePublisher implements AutoCloseable {
 
 	/** Every benchmark message's body size. */
 	public static final int BODY_SIZE = 1024;
 
-	/** Header naming the round a message belongs to: messages left over from another round are ignored. */
+	/**
+	 * Header naming the round a message belongs to: messages left over from another round
+	 * are ignored.
+	 */
 	public static final String ROUND_HEADER = "bench-round";
 
 	/** Header with the number of attempts that fail before the message is processed. */
@@ -38,7 +42,8 @@ public final class MessagePublisher implements AutoCloseable {
 	private final Channel channel;
 
 	public MessagePublisher(BrokerSettings settings) {
-		// Incompressible, like most real payloads; fixed seed so every run sends the same bytes.
+		// Incompressible, like most real payloads; fixed seed so every run sends the same
+		// bytes.
 		new Random(42).nextBytes(this.body);
 		this.connection = BrokerOperations.connect(settings, "tiered-retry-benchmarks-publisher");
 		try {
@@ -58,6 +63,7 @@ public final class MessagePublisher implements AutoCloseable {
 	 */
 	public record Failures(int every, int attempts) {
 
+		/** No message fails. */
 		public static final Failures NONE = new Failures(0, 0);
 
 		public static Failures all(int attempts) {
@@ -65,7 +71,8 @@ public final class MessagePublisher implements AutoCloseable {
 		}
 
 		boolean fails(int index) {
-			// Offset by half a period so that failures are spread evenly, not at the very start.
+			// Offset by half a period so that failures are spread evenly, not at the very
+			// start.
 			return this.every > 0 && index % this.every == this.every / 2;
 		}
 
@@ -104,7 +111,8 @@ public final class MessagePublisher implements AutoCloseable {
 	}
 
 	/**
-	 * Publish at a steady rate, so that a benchmark measures its subject and not a backlog.
+	 * Publish at a steady rate, so that a benchmark measures its subject and not a
+	 * backlog.
 	 * @param queue the queue (through the default exchange)
 	 * @param round the round's id
 	 * @param count how many messages
@@ -134,9 +142,9 @@ public final class MessagePublisher implements AutoCloseable {
 	}
 
 	/**
-	 * Publish a stream at a steady rate until told to stop, counting each message once it is sent: what keeps
-	 * arriving at a listener whatever happens to it. Confirms are awaited every 50 messages, as by
-	 * {@link #publishPaced}.
+	 * Publish a stream at a steady rate until told to stop, counting each message once it
+	 * is sent: what keeps arriving at a listener whatever happens to it. Confirms are
+	 * awaited every 50 messages, as by {@link #publishPaced}.
 	 * @param queue the queue (through the default exchange)
 	 * @param round the round's id
 	 * @param perSecond messages per second
@@ -168,8 +176,9 @@ public final class MessagePublisher implements AutoCloseable {
 	}
 
 	/**
-	 * The raw baseline of forwarding: one publish at a time, persistent, mandatory, each waiting for its
-	 * confirm, on a channel of its own; what any confirmed forward costs at least on this broker.
+	 * The raw baseline of forwarding: one publish at a time, persistent, mandatory, each
+	 * waiting for its confirm, on a channel of its own; what any confirmed forward costs
+	 * at least on this broker.
 	 * @param exchange the exchange
 	 * @param routingKey the routing key
 	 * @param headers headers routing the message (e.g. the tier)
@@ -194,8 +203,8 @@ public final class MessagePublisher implements AutoCloseable {
 			}
 			long elapsed = System.nanoTime() - start;
 			if (returned.get() > 0) {
-				throw new IllegalStateException(returned.get() + " raw publishes to exchange '" + exchange
-						+ "' were returned as unroutable");
+				throw new IllegalStateException(
+						returned.get() + " raw publishes to exchange '" + exchange + "' were returned as unroutable");
 			}
 			return elapsed;
 		}

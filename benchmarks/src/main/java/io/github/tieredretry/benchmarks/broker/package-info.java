@@ -1,5 +1,6 @@
 /**
- * Plain AMQP client access to the benchmark broker: publishing backlogs, purging, cleaning up.
+ * Plain AMQP client access to the benchmark broker: publishing backlogs, purging,
+ * cleaning up.
  */
 @NullMarked
 package io.github.tieredretry.benchmarks.broker;

@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentNavigableMap;
 import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
@@ -26,24 +25,27 @@ import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The least a consumer can do for tiered retries, written directly against the RabbitMQ Java client: what
- * the broker allows, against which the starter is measured. Per message it makes the broker operations the
- * starter makes, and nothing else:
+ * The least a consumer can do for tiered retries, written directly against the RabbitMQ
+ * Java client: what the broker allows, against which the starter is measured. Per message
+ * it makes the broker operations the starter makes, and nothing else:
  * <ul>
- * <li>deliveries come from {@code basic.consume} with manual acks, on one channel per consumer (as many as the
- * containers' concurrency), each with the containers' prefetch ({@code basic.qos});</li>
+ * <li>deliveries come from {@code basic.consume} with manual acks, on one channel per
+ * consumer (as many as the containers' concurrency), each with the containers' prefetch
+ * ({@code basic.qos});</li>
  * <li>a success: one {@code basic.ack} of the delivery;</li>
- * <li>a failure: one {@code basic.publish} of the same body and properties, persistent and mandatory, with the
- * retry headers the starter writes, to the starter's delay exchange and tier, on a connection of its own in
- * confirm mode; when the broker confirms it, one {@code basic.ack} of the original (on a nack,
- * {@code basic.nack} with requeue).</li>
+ * <li>a failure: one {@code basic.publish} of the same body and properties, persistent
+ * and mandatory, with the retry headers the starter writes, to the starter's delay
+ * exchange and tier, on a connection of its own in confirm mode; when the broker confirms
+ * it, one {@code basic.ack} of the original (on a nack, {@code basic.nack} with
+ * requeue).</li>
  * </ul>
- * Unlike the starter, it converts nothing, hands nothing to other threads and publishes no events: a delivery
- * is handled on the client's dispatch thread, and the original is acked by the confirm listener, on the
- * publisher connection's I/O thread. All forwards share one channel (the starter gives each forward in flight
- * a cached channel of its own; both make one publish and get one confirm per forward). The tiers, the delay
- * exchange and the queue's binding to the return exchange are declared beforehand. It never parks: no
- * benchmark message fails more often than it has delays.
+ * Unlike the starter, it converts nothing, hands nothing to other threads and publishes
+ * no events: a delivery is handled on the client's dispatch thread, and the original is
+ * acked by the confirm listener, on the publisher connection's I/O thread. All forwards
+ * share one channel (the starter gives each forward in flight a cached channel of its
+ * own; both make one publish and get one confirm per forward). The tiers, the delay
+ * exchange and the queue's binding to the return exchange are declared beforehand. It
+ * never parks: no benchmark message fails more often than it has delays.
  */
 public final class MinimalRetryingConsumer implements AutoCloseable {
 
@@ -66,7 +68,10 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 
 	private final Channel publisher;
 
-	/** Originals whose forward awaits its confirm, by publish sequence number; one confirm may cover several. */
+	/**
+	 * Originals whose forward awaits its confirm, by publish sequence number; one confirm
+	 * may cover several.
+	 */
 	private final ConcurrentNavigableMap<Long, Delivery> unconfirmed = new ConcurrentSkipListMap<>();
 
 	private final AtomicInteger returned = new AtomicInteger();
@@ -76,10 +81,12 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 	/**
 	 * Connect a consumer; it consumes only once {@linkplain #start() started}.
 	 * @param broker the broker
-	 * @param queue the queue to consume, bound to the return exchange with its name as routing key
+	 * @param queue the queue to consume, bound to the return exchange with its name as
+	 * routing key
 	 * @param prefetch the prefetch of each consumer
 	 * @param concurrency how many consumers
-	 * @param delays the delay before retry 1, 2, …, each exactly a tier (the last repeats)
+	 * @param delays the delay before retry 1, 2, …, each exactly a tier (the last
+	 * repeats)
 	 * @param workload what it does with each message
 	 */
 	public MinimalRetryingConsumer(BrokerSettings broker, String queue, int prefetch, int concurrency,
@@ -132,8 +139,8 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 
 	/**
 	 * Stop the consumers: closing their channels gives back what they had prefetched.
-	 * @throws IllegalStateException when a forward was returned as unroutable since the last stop (its tier
-	 * is missing: the round could not complete)
+	 * @throws IllegalStateException when a forward was returned as unroutable since the
+	 * last stop (its tier is missing: the round could not complete)
 	 */
 	public synchronized void stop() {
 		this.consumers.forEach(QueueConsumer::close);
@@ -163,7 +170,8 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 		long retries = (headers.get(RetryHeaders.COUNT) instanceof Number count) ? count.longValue() : 0;
 		Duration delay = this.delays.get((int) Math.min(retries, this.delays.size() - 1));
 		long now = System.currentTimeMillis();
-		// The headers the starter writes on a retry: the broker stores and moves as many bytes for both sides.
+		// The headers the starter writes on a retry: the broker stores and moves as many
+		// bytes for both sides.
 		Map<String, @Nullable Object> retryHeaders = new HashMap<>(headers);
 		retryHeaders.put(RetryHeaders.COUNT, retries + 1);
 		retryHeaders.put(RetryHeaders.QUEUE, this.queue);
@@ -178,15 +186,15 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 			.expiration(null)
 			.build();
 		synchronized (this.publisher) {
-			// Recorded before the publish: the confirm may arrive before basicPublish returns.
+			// Recorded before the publish: the confirm may arrive before basicPublish
+			// returns.
 			this.unconfirmed.put(this.publisher.getNextPublishSeqNo(), original);
 			this.publisher.basicPublish(RetryTopology.DELAY_EXCHANGE, this.queue, true, forwarded, body);
 		}
 	}
 
-	/**
-	 * The broker confirmed (or refused) one forward, or with {@code multiple} every forward up to one.
-	 */
+	// The broker confirmed (or refused) one forward, or with {@code multiple} every
+	// forward up to one.
 	private void settle(long sequence, boolean multiple, boolean confirmed) {
 		Map<Long, Delivery> settled = multiple ? this.unconfirmed.headMap(sequence, true)
 				: this.unconfirmed.subMap(sequence, true, sequence, true);
@@ -217,8 +225,9 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 	}
 
 	/**
-	 * One consumer on a channel of its own. Like a listener container, it finishes the message in hand before
-	 * its channel closes: the lock is never contended while it runs.
+	 * One consumer on a channel of its own. Like a listener container, it finishes the
+	 * message in hand before its channel closes: the lock is never contended while it
+	 * runs.
 	 */
 	private final class QueueConsumer extends DefaultConsumer {
 
@@ -253,7 +262,8 @@ public final class MinimalRetryingConsumer implements AutoCloseable {
 				}
 			}
 			catch (IOException | RuntimeException ex) {
-				// The consumer's channel is closed (the side stopped): the broker has put the original back.
+				// The consumer's channel is closed (the side stopped): the broker has put
+				// the original back.
 			}
 		}
 

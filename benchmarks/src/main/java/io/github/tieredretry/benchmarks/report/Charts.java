@@ -46,7 +46,8 @@ public final class Charts {
 	}
 
 	/**
-	 * A bar with the median of repeated measurements, and a whisker from their minimum to their maximum.
+	 * A bar with the median of repeated measurements, and a whisker from their minimum to
+	 * their maximum.
 	 *
 	 * @param label the bar's label
 	 * @param summary the measurements
@@ -74,12 +75,14 @@ public final class Charts {
 	}
 
 	/**
-	 * Vertical bars (medians) with min–max whiskers and the median written above each bar.
+	 * Vertical bars (medians) with min–max whiskers and the median written above each
+	 * bar.
 	 * @param file the PNG to write
 	 * @param title the title
 	 * @param unit the y axis' unit
 	 * @param bars the bars
-	 * @param logScale whether the y axis is logarithmic (for values orders of magnitude apart)
+	 * @param logScale whether the y axis is logarithmic (for values orders of magnitude
+	 * apart)
 	 */
 	public static void bars(Path file, String title, String unit, List<Bar> bars, boolean logScale) {
 		// Wider with many bars, so that each label still fits under its bar.
@@ -100,8 +103,8 @@ public final class Charts {
 			graphics.setColor(PALETTE[index % PALETTE.length]);
 			graphics.fillRect((int) (center - barWidth / 2), yMedian, (int) barWidth, plot.bottom() - yMedian);
 			canvas.whisker((int) center, plot.y(axis, bar.summary().min()), plot.y(axis, bar.summary().max()));
-			canvas.centered(format(bar.summary().median()), (int) center, Math.min(yMedian,
-					plot.y(axis, bar.summary().max())) - 8, LABEL_FONT);
+			canvas.centered(format(bar.summary().median()), (int) center,
+					Math.min(yMedian, plot.y(axis, bar.summary().max())) - 8, LABEL_FONT);
 			canvas.wrappedLabel(bar.label(), (int) center, plot.bottom() + 20, (int) slot - 10);
 		}
 		canvas.footnote("Bars: median over the repeats; whiskers: min to max.");
@@ -121,7 +124,11 @@ public final class Charts {
 			boolean logScale) {
 		Canvas canvas = new Canvas(title);
 		Plot plot = new Plot(95, 80, WIDTH - 30, HEIGHT - 75);
-		double top = series.stream().flatMap((s) -> s.values().stream()).mapToDouble(Double::doubleValue).max().orElse(1);
+		double top = series.stream()
+			.flatMap((s) -> s.values().stream())
+			.mapToDouble(Double::doubleValue)
+			.max()
+			.orElse(1);
 		Axis axis = logScale ? Axis.log(1, top) : Axis.linear(0, top * 1.12);
 		canvas.yAxis(plot, axis, unit);
 		double slot = (double) plot.width() / categories.size();
@@ -145,7 +152,8 @@ public final class Charts {
 	}
 
 	/**
-	 * The headline: each ratio's median (dot) and min–max (whisker) on a log scale, with its target.
+	 * The headline: each ratio's median (dot) and min–max (whisker) on a log scale, with
+	 * its target.
 	 * @param file the PNG to write
 	 * @param title the title
 	 * @param ratios the ratios
@@ -156,11 +164,12 @@ public final class Charts {
 		Canvas canvas = new Canvas(title, WIDTH, height);
 		Plot plot = new Plot(330, 60, WIDTH - 40, height - 50);
 		double low = Math.min(0.5, ratios.stream().mapToDouble((ratio) -> ratio.summary().min()).min().orElse(1));
-		double high = Math.max(2, ratios.stream()
-			.mapToDouble((ratio) -> Double.isNaN(ratio.target()) ? ratio.summary().max()
-					: Math.max(ratio.summary().max(), ratio.target()))
-			.max()
-			.orElse(1));
+		double high = Math.max(2,
+				ratios.stream()
+					.mapToDouble((ratio) -> Double.isNaN(ratio.target()) ? ratio.summary().max()
+							: Math.max(ratio.summary().max(), ratio.target()))
+					.max()
+					.orElse(1));
 		Axis axis = Axis.log(low, high);
 		Graphics2D graphics = canvas.graphics();
 		for (double tick : axis.ticks()) {
@@ -268,8 +277,8 @@ public final class Charts {
 		int x = plot.x(axis, value);
 		graphics.setColor(color);
 		Stroke stroke = graphics.getStroke();
-		graphics.setStroke(new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f,
-				new float[] { 5f, 4f }, 0f));
+		graphics.setStroke(
+				new BasicStroke(2f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] { 5f, 4f }, 0f));
 		graphics.drawLine(x, plot.top(), x, plot.bottom());
 		graphics.setStroke(stroke);
 		graphics.setFont(SMALL_FONT);

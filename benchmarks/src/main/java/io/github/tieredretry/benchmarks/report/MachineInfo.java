@@ -52,8 +52,8 @@ public record MachineInfo(int processors, String memory, String cpuModel, String
 	}
 
 	/**
-	 * The load average now: the 1, 5 and 15 minute figures of {@code /proc/loadavg} (as {@code uptime}
-	 * prints them), else the JVM's 1 minute figure.
+	 * The load average now: the 1, 5 and 15 minute figures of {@code /proc/loadavg} (as
+	 * {@code uptime} prints them), else the JVM's 1 minute figure.
 	 * @return e.g. {@code 3.86, 3.97, 2.07}
 	 */
 	public static String loadAverage() {

@@ -4,9 +4,10 @@ import java.util.List;
 import java.util.function.ToDoubleFunction;
 
 /**
- * A downstream outage in a steady stream of messages, with and without the listener's circuit breaker:
- * absolute counts and times per side, measured side by side in the same repeats. No ratio: the side with a
- * breaker parks nothing, and each side's time to drain is bounded by one of its settings.
+ * A downstream outage in a steady stream of messages, with and without the listener's
+ * circuit breaker: absolute counts and times per side, measured side by side in the same
+ * repeats. No ratio: the side with a breaker parks nothing, and each side's time to drain
+ * is bounded by one of its settings.
  *
  * @param outage how long the downstream was down, e.g. {@code 60s}
  * @param perSecond the stream's rate, in messages per second
@@ -27,12 +28,13 @@ public record OutageResult(String outage, int perSecond, List<String> delays, St
 	/**
 	 * What one round of a side measured.
 	 *
-	 * @param published messages published to the listener's queue in the round: before, during and after the
-	 * outage, until it was drained
-	 * @param processed of which the listener processed (on their first attempt or a retry)
+	 * @param published messages published to the listener's queue in the round: before,
+	 * during and after the outage, until it was drained
+	 * @param processed of which the listener processed (on their first attempt or a
+	 * retry)
 	 * @param parked of which were parked
-	 * @param drainSeconds from the end of the outage until every message published so far was processed or
-	 * parked and the queue and tiers were empty
+	 * @param drainSeconds from the end of the outage until every message published so far
+	 * was processed or parked and the queue and tiers were empty
 	 */
 	public record Round(int published, int processed, int parked, double drainSeconds) {
 

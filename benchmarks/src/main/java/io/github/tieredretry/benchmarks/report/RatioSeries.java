@@ -7,7 +7,8 @@ import java.util.List;
  *
  * @param label e.g. {@code @RetryableListener ÷ plain @RabbitListener}
  * @param ratios one ratio per repeat
- * @param target the smallest acceptable median ratio, or {@code NaN} for a ratio shown for information
+ * @param target the smallest acceptable median ratio, or {@code NaN} for a ratio shown
+ * for information
  */
 public record RatioSeries(String label, List<Double> ratios, double target) {
 
@@ -32,8 +33,8 @@ public record RatioSeries(String label, List<Double> ratios, double target) {
 	}
 
 	/**
-	 * Ratios of two ratios, repeat by repeat: how two sides' own ratios compare, e.g. how much more one side
-	 * slows down in a storm than another.
+	 * Ratios of two ratios, repeat by repeat: how two sides' own ratios compare, e.g. how
+	 * much more one side slows down in a storm than another.
 	 * @param label the ratio's label
 	 * @param numerator the numerator ratio
 	 * @param denominator the denominator ratio
@@ -50,8 +51,8 @@ public record RatioSeries(String label, List<Double> ratios, double target) {
 	}
 
 	/**
-	 * Whether the median ratio reaches the target: the median of side-by-side repeats is the headline,
-	 * the minimum and maximum show the noise.
+	 * Whether the median ratio reaches the target: the median of side-by-side repeats is
+	 * the headline, the minimum and maximum show the noise.
 	 * @return whether the target is met
 	 */
 	public boolean met() {

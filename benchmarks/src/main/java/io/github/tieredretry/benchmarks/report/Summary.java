@@ -31,7 +31,8 @@ public record Summary(double min, double median, double max) {
 	 * The nearest-rank percentile of sorted values.
 	 * @param sorted values in ascending order, at least one
 	 * @param percent e.g. 99.0
-	 * @return the smallest value such that at least {@code percent}% of the values are less or equal
+	 * @return the smallest value such that at least {@code percent}% of the values are
+	 * less or equal
 	 */
 	public static long percentile(long[] sorted, double percent) {
 		if (sorted.length == 0) {

@@ -9,7 +9,8 @@ import java.util.List;
  * @param tiers the tiers
  * @param tiered what the starter declares
  * @param perQueue what a per-queue design declares
- * @param verifiedOnBroker whether every counted queue and exchange was found on the broker
+ * @param verifiedOnBroker whether every counted queue and exchange was found on the
+ * broker
  */
 public record TopologyResult(int listeners, List<String> tiers, ObjectCounts tiered, ObjectCounts perQueue,
 		boolean verifiedOnBroker) {

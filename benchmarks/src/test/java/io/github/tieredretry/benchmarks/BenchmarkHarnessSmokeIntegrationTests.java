@@ -26,10 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The harness, with tiny sizes, against the integration tests' broker: every benchmark runs and produces
- * sane results, charts and a report. It checks that the harness works, never how fast anything is.
+ * The harness, with tiny sizes, against the integration tests' broker: every benchmark
+ * runs and produces sane results, charts and a report. It checks that the harness works,
+ * never how fast anything is.
  */
-class BenchmarkHarnessSmokeTests {
+class BenchmarkHarnessSmokeIntegrationTests {
 
 	@TempDir
 	Path output;
@@ -53,8 +54,8 @@ class BenchmarkHarnessSmokeTests {
 					.allSatisfy((value) -> assertThat(value).isPositive().isFinite()));
 		}
 		assertThat(results.happyPath().sides()).extracting(SideSeries::label)
-			.containsExactly(HappyPathBenchmark.PLAIN, HappyPathBenchmark.RETRYABLE, HappyPathBenchmark.RETRYABLE_CLASSIC,
-					HappyPathBenchmark.OBSERVED, HappyPathBenchmark.TRACED);
+			.containsExactly(HappyPathBenchmark.PLAIN, HappyPathBenchmark.RETRYABLE,
+					HappyPathBenchmark.RETRYABLE_CLASSIC, HappyPathBenchmark.OBSERVED, HappyPathBenchmark.TRACED);
 		assertThat(results.happyPath().ratios()).extracting(RatioSeries::target)
 			.containsExactly(0.97, Double.NaN, 0.97, Double.NaN);
 		assertThat(results.failureStorm().sides()).extracting(SideSeries::label)
@@ -86,13 +87,15 @@ class BenchmarkHarnessSmokeTests {
 		long streamed = settings.outageRate() * settings.outageLeadIn().plus(settings.outage()).toMillis() / 1000;
 		for (OutageResult.Side side : outage.sides()) {
 			assertThat(side.rounds()).as(side.label()).hasSize(settings.outageRepeats()).allSatisfy((round) -> {
-				// The stream ran through the lead-in and the outage, and every message it sent was settled.
+				// The stream ran through the lead-in and the outage, and every message it
+				// sent was settled.
 				assertThat((long) round.published()).isGreaterThan(streamed / 2);
 				assertThat(round.processed() + round.parked()).isEqualTo(round.published());
 				assertThat(round.drainSeconds()).isNotNegative().isFinite();
 			});
 		}
-		// The outage outlasted the policy's retries: without a breaker, messages were parked.
+		// The outage outlasted the policy's retries: without a breaker, messages were
+		// parked.
 		assertThat(outage.sides().get(1).rounds()).allSatisfy((round) -> assertThat(round.parked()).isPositive());
 
 		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
@@ -139,7 +142,8 @@ class BenchmarkHarnessSmokeTests {
 	}
 
 	private static void assertMeasuredOncePerRepeat(SideSeries side, int repeats) {
-		assertThat(side.values()).as(side.label()).hasSize(repeats)
+		assertThat(side.values()).as(side.label())
+			.hasSize(repeats)
 			.allSatisfy((value) -> assertThat(value).isPositive().isFinite());
 	}
 
