@@ -24,7 +24,8 @@ import org.springframework.amqp.rabbit.connection.RabbitUtils;
  * <p>
  * Requeued messages go back to their place (classic queues, and quorum queues with a
  * delivery limit, as the starter declares them), so the messages a pass kept are, in
- * order, the first ones the next pass reads. Passes of one instance run one at a time.
+ * order, the first ones the next pass reads. Passes of one instance run one at a time, in
+ * the order they asked.
  */
 final class ParkingLotScanner {
 
@@ -32,7 +33,9 @@ final class ParkingLotScanner {
 
 	private final String parkingLot;
 
-	private final ReentrantLock passLock = new ReentrantLock();
+	// Fair: a background replay takes the lock again as soon as a pass ends, so a peek
+	// behind an unfair lock could wait for the whole replay instead of one pass.
+	private final ReentrantLock passLock = new ReentrantLock(true);
 
 	ParkingLotScanner(ConnectionFactory connectionFactory, String parkingLot) {
 		this.connectionFactory = connectionFactory;

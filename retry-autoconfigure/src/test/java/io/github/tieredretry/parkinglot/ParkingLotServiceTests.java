@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongPredicate;
 
 import com.rabbitmq.client.AMQP;
@@ -315,6 +316,41 @@ class ParkingLotServiceTests {
 	}
 
 	@Test
+	void peekDuringABackgroundReplayWaitsForThePassInProgressNotForTheWholeReplay() throws Exception {
+		for (int i = 1; i <= 50; i++) {
+			this.parkingLot.park(parked("o" + i, "orders", "exhausted", "E", "x"));
+		}
+		CountDownLatch firstPublishing = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		// One message per pass: the replay thread ends a pass and at once starts the
+		// next, forty-nine times.
+		ParkingLotService service = service((queue, properties, body) -> {
+			recordReplay(queue, properties, body);
+			firstPublishing.countDown();
+			awaitQuietly(release);
+		}, new ReplaySettings(1_000_000, 1));
+		service.startReplay(ParkedMessageFilter.ALL, null);
+		assertThat(firstPublishing.await(5, TimeUnit.SECONDS)).isTrue();
+
+		AtomicReference<PeekResult> peeked = new AtomicReference<>();
+		Thread peeker = new Thread(() -> peeked.set(service.peek(null, 100)), "peeker");
+		peeker.start();
+		// The peek waits for the pass in progress, which holds the first message.
+		await().atMost(Duration.ofSeconds(5)).until(() -> peeker.getState() == Thread.State.WAITING);
+		release.countDown();
+		peeker.join(TimeUnit.SECONDS.toMillis(5));
+
+		assertThat(peeked.get()).as("peek ended").isNotNull();
+		assertThat(peeked.get().messages()).as("the peek came right after the pass in progress")
+			.extracting(ParkedMessage::messageId)
+			.first()
+			.isEqualTo("o2");
+		assertThat(peeked.get().depth()).isEqualTo(49);
+		await().atMost(Duration.ofSeconds(5)).until(() -> !service.replayStatus().running());
+		assertThat(service.replayStatus().moved()).isEqualTo(50);
+	}
+
+	@Test
 	void replayThatFailsUnexpectedlyIsReportedAsFailedLosesNothingAndLetsTheNextOneStart() {
 		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
 		ParkingLotService service = service((queue, properties, body) -> {
@@ -343,8 +379,12 @@ class ParkingLotServiceTests {
 	}
 
 	private ParkingLotService service(ParkingLotService.Replayer replayer) {
-		this.service = new ParkingLotService(this.parkingLot.connectionFactory, PARKING_LOT, replayer,
-				new ReplaySettings(1_000_000, 100), RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
+		return service(replayer, new ReplaySettings(1_000_000, 100));
+	}
+
+	private ParkingLotService service(ParkingLotService.Replayer replayer, ReplaySettings settings) {
+		this.service = new ParkingLotService(this.parkingLot.connectionFactory, PARKING_LOT, replayer, settings,
+				RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
 		return this.service;
 	}
 
