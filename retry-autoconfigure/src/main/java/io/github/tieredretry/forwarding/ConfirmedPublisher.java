@@ -109,15 +109,19 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	public CompletableFuture<Void> publish(String exchange, String routingKey, AMQP.BasicProperties properties,
 			byte[] body) {
-		Publication publication = new Publication(exchange, routingKey, properties, body);
+		return publish(new Publication(exchange, routingKey, properties, body, false));
+	}
+
+	private CompletableFuture<Void> publish(Publication publication) {
 		submit(publication);
 		return publication.result;
 	}
 
 	/**
 	 * Publish and wait for the confirm. Fails at once while the broker blocks the
-	 * connection: the caller (a replay, say) should not wait for a resource alarm to
-	 * clear.
+	 * connection, and also when it blocks before the publish was made: the caller (a
+	 * replay, say) should not wait for a resource alarm to clear, and a publish it was
+	 * told failed must never go out later.
 	 * @param exchange the exchange
 	 * @param routingKey the routing key
 	 * @param properties the message properties
@@ -125,12 +129,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 * @throws ForwardFailedException when the publish was not confirmed
 	 */
 	public void publishAndWait(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
-		PublisherBlockedState.Blocked blocked = this.blockedState.current();
-		if (blocked != null) {
-			throw new ForwardFailedException(ForwardFailedException.Kind.BLOCKED, "RabbitMQ blocks publishing ("
-					+ blocked.reason() + "); nothing was published to " + describe(exchange, routingKey));
-		}
-		CompletableFuture<Void> result = publish(exchange, routingKey, properties, body);
+		CompletableFuture<Void> result = publish(new Publication(exchange, routingKey, properties, body, true));
 		try {
 			// The publish's own timeout settles it; this bound only guards against a
 			// publisher thread that waits for a channel the broker does not give.
@@ -168,8 +167,15 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 				publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
 				return;
 			}
-			if (this.blockedState.isBlocked()) {
-				this.held.add(publication);
+			PublisherBlockedState.Blocked blocked = this.blockedState.current();
+			if (blocked != null) {
+				if (publication.failIfBlocked) {
+					publication.fail(ForwardFailedException.Kind.BLOCKED,
+							"RabbitMQ blocks publishing (" + blocked.reason() + "); nothing was published", null);
+				}
+				else {
+					this.held.add(publication);
+				}
 				return;
 			}
 		}
@@ -211,6 +217,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 			return;
 		}
 		if (this.blockedState.isBlocked()) {
+			// Blocked since it was submitted: held, or failed if its caller waits.
 			submit(publication);
 			return;
 		}
@@ -288,6 +295,12 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 		private final byte[] body;
 
+		/**
+		 * Whether a blocked broker fails this publish (its caller waits) rather than
+		 * holding it.
+		 */
+		private final boolean failIfBlocked;
+
 		private final CompletableFuture<Void> result = new CompletableFuture<>();
 
 		private final AtomicBoolean settled = new AtomicBoolean();
@@ -306,11 +319,13 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 
 		private volatile @Nullable ScheduledFuture<?> timeout;
 
-		Publication(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
+		Publication(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body,
+				boolean failIfBlocked) {
 			this.exchange = exchange;
 			this.routingKey = routingKey;
 			this.properties = properties;
 			this.body = body;
+			this.failIfBlocked = failIfBlocked;
 		}
 
 		/**

@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
@@ -274,6 +276,36 @@ class ConfirmedPublisherTests {
 			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED))
 			.withMessageContaining("low on memory");
 		verify(factory, never()).createConnection();
+	}
+
+	@Test
+	void publishAndWaitFailsAsBlockedWhenTheBrokerBlocksBeforeItsPublishStartedAndNeverPublishesLater()
+			throws Exception {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMillis(500));
+		CountDownLatch publisherThreadBusy = new CountDownLatch(1);
+		this.executors.publisher().execute(() -> awaitQuietly(publisherThreadBusy));
+		AtomicReference<Throwable> thrown = new AtomicReference<>();
+		Thread caller = new Thread(
+				() -> thrown.set(catchThrowable(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))));
+		caller.start();
+		// The check at the call passed; the caller waits while its publish waits for the
+		// publisher thread.
+		await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+
+		this.blockedState.handleBlocked("low on memory");
+		publisherThreadBusy.countDown();
+
+		caller.join(1500);
+		assertThat(thrown.get()).as("publishAndWait ended, well before its 2 s bound")
+			.isInstanceOfSatisfying(ForwardFailedException.class,
+					(ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED))
+			.hasMessageContaining("low on memory");
+		this.blockedState.handleUnblocked();
+		CompletableFuture<Void> publisherThreadPassed = CompletableFuture.runAsync(() -> {
+		}, this.executors.publisher());
+		assertThat(publisherThreadPassed).succeedsWithin(Duration.ofSeconds(5));
+		assertThat(this.channels.opened).as("nothing published after the caller was told it failed").isEmpty();
 	}
 
 	@Test
@@ -583,6 +615,15 @@ class ConfirmedPublisherTests {
 			return listener;
 		}
 
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			latch.await(10, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }
