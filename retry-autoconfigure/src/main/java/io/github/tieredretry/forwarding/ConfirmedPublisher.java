@@ -73,6 +73,9 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	/** Publishes started and not yet given their channel back, for {@link #close()}. */
 	private final AtomicInteger unsettled = new AtomicInteger();
 
+	/** Notified when {@link #unsettled} drops to zero. */
+	private final Object allSettled = new Object();
+
 	/** Publishes held while the connection is blocked; guarded by {@code this}. */
 	private final Queue<Publication> held = new ArrayDeque<>();
 
@@ -240,7 +243,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	private void freeSlot() {
 		this.slotsInUse--;
-		this.unsettled.decrementAndGet();
+		settledOne();
 		Publication next = this.waitingForSlot.poll();
 		if (next != null) {
 			start(next);
@@ -273,13 +276,25 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 		releaseHeld();
 		long deadline = System.nanoTime() + this.confirmTimeout.toNanos();
-		while (this.unsettled.get() > 0 && System.nanoTime() - deadline < 0) {
-			try {
-				Thread.sleep(10);
+		synchronized (this.allSettled) {
+			long remaining = deadline - System.nanoTime();
+			while (this.unsettled.get() > 0 && remaining > 0) {
+				try {
+					TimeUnit.NANOSECONDS.timedWait(this.allSettled, remaining);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
+				remaining = deadline - System.nanoTime();
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return;
+		}
+	}
+
+	private void settledOne() {
+		if (this.unsettled.decrementAndGet() == 0) {
+			synchronized (this.allSettled) {
+				this.allSettled.notifyAll();
 			}
 		}
 	}
@@ -490,7 +505,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 		catch (RejectedExecutionException ex) {
 			// Shutting down: the connection closes with the application.
-			this.unsettled.decrementAndGet();
+			settledOne();
 		}
 	}
 
