@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.NoSuchElementException;
 
 import io.github.tieredretry.parkinglot.FailureGroups;
 import io.github.tieredretry.parkinglot.ParkingLotRequest;
@@ -141,6 +142,33 @@ public class RetryConsoleController {
 	@ResponseBody
 	PurgeResult purge(@RequestBody(required = false) @Nullable Map<String, Object> parameters) {
 		return this.parkingLot.purgeAsRequested(ParkingLotRequest.of((parameters != null) ? parameters : Map.of()));
+	}
+
+	/**
+	 * Pause a listener (its breaker forced open until resumed) or resume it.
+	 * @param parameters {@code listener} (its name or a queue it consumes) and
+	 * {@code state} ({@code open} or {@code closed})
+	 * @return the breaker as it is now; 404 for a listener without a breaker, 400 for
+	 * another state, each with the reason
+	 */
+	@PostMapping("/api/breaker")
+	@ResponseBody
+	ResponseEntity<Object> changeBreaker(@RequestBody(required = false) @Nullable Map<String, Object> parameters) {
+		Object listener = (parameters != null) ? parameters.get("listener") : null;
+		Object state = (parameters != null) ? parameters.get("state") : null;
+		if (listener == null) {
+			return ResponseEntity.badRequest().body(Map.of("message", "listener is required"));
+		}
+		try {
+			return ResponseEntity
+				.ok(this.overview.changeBreaker(listener.toString(), (state != null) ? state.toString() : null));
+		}
+		catch (NoSuchElementException ex) {
+			return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("message", String.valueOf(ex.getMessage())));
+		}
+		catch (IllegalArgumentException ex) {
+			return ResponseEntity.badRequest().body(Map.of("message", String.valueOf(ex.getMessage())));
+		}
 	}
 
 	@ExceptionHandler(ParkingLotRequestException.class)

@@ -10,6 +10,7 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.parkinglot.ParkedMessage;
 import io.github.tieredretry.parkinglot.ParkedMessageFilter;
 import io.github.tieredretry.parkinglot.ParkingLotService;
@@ -85,6 +86,9 @@ class OperationsConsoleBrowserIntegrationTests {
 
 	@Autowired
 	ParkingLotService parkingLot;
+
+	@Autowired
+	ListenerGates gates;
 
 	@TempDir
 	Path profile;
@@ -225,6 +229,40 @@ class OperationsConsoleBrowserIntegrationTests {
 		return this.parkingLot.peek(ParkedMessageFilter.parse(null, null, exception, null, null, null, null), 10, 100)
 			.messages()
 			.get(0);
+	}
+
+	@Test
+	void anOperatorPausesTheListenerBehindItsBreakerAndResumesIt() {
+		this.browser.get("http://localhost:" + this.port + "/retry-console");
+		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("listeners"), "closed"));
+		assertThat(breakerStates()).containsExactly("closed");
+		try {
+			this.wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("button[data-breaker='pause']")))
+				.click();
+			this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+			assertThat(this.browser.findElement(By.id("confirm-text")).getText())
+				.isEqualTo("Pause OrderListener#onOrder?");
+			this.browser.findElement(By.id("confirm-ok")).click();
+
+			this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("listeners"),
+					"forced open: paused by an operator"));
+			assertThat(breakerStates()).containsExactly("forced-open");
+			HeadlessChromium.screenshot(this.browser, "breaker-paused");
+
+			this.wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("button[data-breaker='resume']")))
+				.click();
+			this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+			this.browser.findElement(By.id("confirm-ok")).click();
+			this.wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("button[data-breaker='pause']")));
+			assertThat(breakerStates()).containsExactly("closed");
+		}
+		finally {
+			this.gates.breakers().forEach((breaker) -> this.gates.close(breaker.listener()));
+		}
+	}
+
+	private List<String> breakerStates() {
+		return this.gates.breakers().stream().map((breaker) -> breaker.status().value()).toList();
 	}
 
 	private void clickInGroup(String exception, String button) {

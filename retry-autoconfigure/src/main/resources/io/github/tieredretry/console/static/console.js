@@ -121,8 +121,53 @@
       el('td', {}, listener.policy || 'defaults'),
       el('td', { class: 'num' }, listener.effectivePolicy.maxRetries),
       el('td', {}, listener.effectivePolicy.delays.join(', ')),
-      el('td', {}, listener.effectivePolicy.noRetryOn.map(simpleName).join(', ')))));
+      el('td', { class: 'class-names' }, listener.effectivePolicy.noRetryOn.map(simpleName).join(', ')),
+      breakerCell(listener))));
     showReplay(overview.replay);
+  }
+
+  // A listener's circuit breaker: its state, and a button to pause or resume the listener.
+  function breakerCell(listener) {
+    const breaker = listener.breaker;
+    if (!breaker) {
+      return el('td', { class: 'muted' }, 'none');
+    }
+    let text;
+    if (breaker.state === 'closed') {
+      text = (breaker.failureRate === undefined)
+        ? 'closed (opens at ' + breaker.failureRateThreshold + '% of ' + breaker.slidingWindowSize + ')'
+        : 'closed · ' + Math.round(breaker.failureRate) + '% failing, opens at ' + breaker.failureRateThreshold + '%';
+    }
+    else if (breaker.state === 'open') {
+      text = 'open: paused' + (breaker.resumesAt ? ', tries again at ' + time(breaker.resumesAt) : '');
+    }
+    else if (breaker.state === 'half-open') {
+      text = 'half-open: trying ' + breaker.probesInHalfOpenState + ' message(s)';
+    }
+    else if (breaker.state === 'forced-open') {
+      text = 'forced open: paused by an operator since ' + time(breaker.since);
+    }
+    else {
+      text = breaker.state;
+    }
+    const pause = breaker.state === 'closed';
+    return el('td', { class: 'breaker' },
+      el('span', { class: 'breaker-state ' + breaker.state }, text),
+      el('button', { type: 'button', class: 'secondary', 'data-breaker': pause ? 'pause' : 'resume',
+        onclick: () => changeBreaker(listener, pause) }, pause ? 'Pause' : 'Resume'));
+  }
+
+  async function changeBreaker(listener, pause) {
+    await guarded(async () => {
+      const confirmed = await confirmAction((pause ? 'Pause ' : 'Resume ') + listener.listener + '?', pause
+        ? 'Its consumers stop taking messages, which wait in ' + listener.queues.join(', ')
+          + ': nothing is retried or parked meanwhile. It stays paused until resumed.'
+        : 'Its consumers take messages again now.');
+      if (confirmed) {
+        await api('POST', 'breaker', { listener: listener.listener, state: pause ? 'open' : 'closed' });
+        await refreshOverview();
+      }
+    });
   }
 
   function showReplay(replay) {
