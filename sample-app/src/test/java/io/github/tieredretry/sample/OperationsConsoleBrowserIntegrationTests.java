@@ -35,6 +35,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.TestConfiguration;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -50,6 +51,8 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(classes = SampleApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @TieredRetryTest(tiers = { "211ms", "503ms" })
+// Imported: with classes set explicitly, a nested @TestConfiguration is not picked up.
+@Import(OperationsConsoleBrowserIntegrationTests.DeleteTestQueues.class)
 @DirtiesContext
 class OperationsConsoleBrowserIntegrationTests {
 
