@@ -92,9 +92,9 @@ final class OutageBenchmark {
 		side.start();
 		publisher.start();
 		try {
-			sleep(settings.outageLeadIn());
+			streamFor(settings.outageLeadIn(), publisher, publishFailure);
 			round.downstreamDown(true);
-			sleep(settings.outage());
+			streamFor(settings.outage(), publisher, publishFailure);
 			round.downstreamDown(false);
 			long outageEnd = System.nanoTime();
 			long drained = awaitDrained(run, side, round, published, publishFailure, tiers, outageEnd);
@@ -191,14 +191,18 @@ final class OutageBenchmark {
 				round.parked(), round.drainSeconds(), round.processed(), round.published());
 	}
 
-	private static void sleep(Duration duration) {
+	// Let the stream run for a while; a publisher that fails ends the wait, and the
+	// round, at once.
+	private static void streamFor(Duration duration, Thread publisher,
+			AtomicReference<RuntimeException> publishFailure) {
 		try {
-			Thread.sleep(duration.toMillis());
+			publisher.join(duration.toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted", ex);
 		}
+		failIfPublishingFailed(publishFailure);
 	}
 
 	private static void join(Thread thread) {
