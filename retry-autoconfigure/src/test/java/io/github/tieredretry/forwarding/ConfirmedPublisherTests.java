@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -283,8 +282,8 @@ class ConfirmedPublisherTests {
 			throws Exception {
 		ConnectionFactory factory = this.channels.factory();
 		ConfirmedPublisher publisher = publisher(factory, Duration.ofMillis(500));
-		CountDownLatch publisherThreadBusy = new CountDownLatch(1);
-		this.executors.publisher().execute(() -> awaitQuietly(publisherThreadBusy));
+		CompletableFuture<Void> publisherThreadBusy = new CompletableFuture<>();
+		this.executors.publisher().execute(publisherThreadBusy::join);
 		AtomicReference<Throwable> thrown = new AtomicReference<>();
 		Thread caller = new Thread(
 				() -> thrown.set(catchThrowable(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))));
@@ -294,7 +293,7 @@ class ConfirmedPublisherTests {
 		await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
 
 		this.blockedState.handleBlocked("low on memory");
-		publisherThreadBusy.countDown();
+		publisherThreadBusy.complete(null);
 
 		caller.join(1500);
 		assertThat(thrown.get()).as("publishAndWait ended, well before its 2 s bound")
@@ -615,15 +614,6 @@ class ConfirmedPublisherTests {
 			return listener;
 		}
 
-	}
-
-	private static void awaitQuietly(CountDownLatch latch) {
-		try {
-			latch.await(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 }
