@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 

@@ -5,7 +5,7 @@ import io.github.tieredretry.actuate.RetryEndpointWebExtension;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 

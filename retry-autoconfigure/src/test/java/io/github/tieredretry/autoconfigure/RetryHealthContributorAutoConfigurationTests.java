@@ -2,7 +2,7 @@ package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.metrics.RetryQueueDepths;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;

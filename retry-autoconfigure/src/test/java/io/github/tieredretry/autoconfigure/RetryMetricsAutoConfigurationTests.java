@@ -4,7 +4,7 @@ import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

@@ -6,7 +6,7 @@ import io.github.tieredretry.observation.RetryForwardContext;
 import io.github.tieredretry.observation.RetryForwardObservationConvention;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.observation.RetryTracingObservationHandler;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;

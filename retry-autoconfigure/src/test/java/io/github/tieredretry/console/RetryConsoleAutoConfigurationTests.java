@@ -3,7 +3,7 @@ package io.github.tieredretry.console;
 import io.github.tieredretry.autoconfigure.RetryConsoleAutoConfiguration;
 import io.github.tieredretry.autoconfigure.RetryOperationsAutoConfiguration;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;

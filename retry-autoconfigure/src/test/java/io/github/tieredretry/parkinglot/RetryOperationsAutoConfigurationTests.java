@@ -13,7 +13,7 @@ import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepths;
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 

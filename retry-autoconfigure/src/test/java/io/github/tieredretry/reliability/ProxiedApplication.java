@@ -7,6 +7,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
 import org.jspecify.annotations.Nullable;
 
@@ -19,7 +20,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
@@ -61,7 +61,7 @@ final class ProxiedApplication implements AutoCloseable {
 			all.put("test.publisher-port", publisherProxy.port());
 		}
 		all.putAll(properties);
-		return new ProxiedApplication(new SpringApplicationBuilder(App.class).properties(all).run());
+		return new ProxiedApplication(TestApplications.run(App.class, all));
 	}
 
 	private static String[] credentials() {

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
@@ -18,7 +19,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -118,8 +118,7 @@ class TopologyConflictIntegrationTests {
 		properties.put("retry.queue-type", queueType);
 		properties.put("retry.tiers", topology.tiers());
 		properties.put("retry.parking-lot", topology.parkingLot());
-		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).properties(properties)
-			.run()) {
+		try (ConfigurableApplicationContext context = TestApplications.run(App.class, properties)) {
 			throw new AssertionError("The application started despite the conflicting queues");
 		}
 	}

@@ -7,13 +7,19 @@ import java.util.Locale;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.github.tieredretry.testbrokers.BrokerMatrixSession;
+import io.github.tieredretry.testbrokers.ContainerRabbitNode;
+import io.github.tieredretry.testbrokers.RabbitMqInstallation;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
 /**
  * The RabbitMQ that integration tests run against, resolved once per JVM:
  * <ol>
- * <li>a Testcontainers {@link RabbitMQContainer} when Docker works;</li>
+ * <li>with {@code -Drabbitmq.version=4.3} (the broker matrix), the node of that version
+ * that {@link BrokerMatrixSession} started for this JVM;</li>
+ * <li>else a Testcontainers {@link RabbitMQContainer} of the newest version the matrix
+ * proves when Docker works;</li>
  * <li>otherwise the broker named by {@code spring.rabbitmq.host/port/username/password}
  * (system properties or {@code SPRING_RABBITMQ_*} environment variables), by default
  * {@code 127.0.0.1:5672} with guest/guest.</li>
@@ -22,9 +28,6 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
  * broker: a test that skipped itself would prove nothing.
  */
 public final class TestBroker {
-
-	/** The image used when Docker works: the newest broker line the starter supports. */
-	public static final String IMAGE = "rabbitmq:4.1-management-alpine";
 
 	private static volatile TestBroker instance;
 
@@ -66,8 +69,8 @@ public final class TestBroker {
 	}
 
 	private static TestBroker resolve() {
-		if (dockerAvailable()) {
-			RabbitMQContainer container = new RabbitMQContainer(IMAGE);
+		if (RabbitMqInstallation.requestedVersion().isEmpty() && dockerAvailable()) {
+			RabbitMQContainer container = new RabbitMQContainer(ContainerRabbitNode.image());
 			container.start();
 			return new TestBroker(container.getHost(), container.getAmqpPort(), container.getAdminUsername(),
 					container.getAdminPassword(), container);

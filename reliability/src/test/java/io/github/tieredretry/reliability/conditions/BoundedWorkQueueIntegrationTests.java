@@ -9,7 +9,7 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

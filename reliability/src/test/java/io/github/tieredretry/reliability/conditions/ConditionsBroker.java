@@ -3,8 +3,8 @@ package io.github.tieredretry.reliability.conditions;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.tieredretry.reliability.broker.HarnessBroker;
-import io.github.tieredretry.reliability.broker.HarnessBrokers;
+import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBrokers;
 
 /**
  * The RabbitMQ node the tests of this package share: started once per JVM, on first use,

@@ -11,9 +11,10 @@ import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.PublisherBlockedEvent;
 import io.github.tieredretry.event.PublisherUnblockedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.TestApplications;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
@@ -22,7 +23,6 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
@@ -57,7 +57,7 @@ final class HarnessApplication implements AutoCloseable {
 		all.put("spring.main.web-application-type", "none");
 		all.put("spring.main.banner-mode", "off");
 		all.putAll(properties);
-		return new HarnessApplication(new SpringApplicationBuilder(App.class).properties(all).run());
+		return new HarnessApplication(TestApplications.run(App.class, all));
 	}
 
 	InvocationRecorder deliveries() {

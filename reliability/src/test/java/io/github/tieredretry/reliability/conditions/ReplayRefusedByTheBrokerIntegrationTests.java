@@ -10,7 +10,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplayResult;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

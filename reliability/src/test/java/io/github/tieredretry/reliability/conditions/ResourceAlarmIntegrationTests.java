@@ -17,7 +17,7 @@ import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.PublisherBlockedEvent;
 import io.github.tieredretry.event.PublisherUnblockedEvent;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -2,9 +2,9 @@ package io.github.tieredretry.reliability.faultrun;
 
 import java.util.List;
 
-import io.github.tieredretry.reliability.broker.HarnessBrokers;
-import io.github.tieredretry.reliability.broker.LocalRabbitCluster;
-import io.github.tieredretry.reliability.broker.LocalRabbitNode;
+import io.github.tieredretry.testbrokers.HarnessBrokers;
+import io.github.tieredretry.testbrokers.LocalRabbitCluster;
+import io.github.tieredretry.testbrokers.LocalRabbitNode;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
-import io.github.tieredretry.testsupport.Ports;
+import io.github.tieredretry.testbrokers.Ports;
 
 /**
  * The instances of the consuming application that run side by side on the same retryable

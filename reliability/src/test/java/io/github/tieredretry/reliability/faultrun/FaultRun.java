@@ -16,10 +16,10 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
 import com.rabbitmq.client.Connection;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
-import io.github.tieredretry.reliability.broker.LocalRabbitCluster;
 import io.github.tieredretry.reliability.consumer.FaultPlan;
 import io.github.tieredretry.reliability.consumer.FaultRunConsumerApplication;
+import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.github.tieredretry.testbrokers.LocalRabbitCluster;
 import io.github.tieredretry.topology.QueueType;
 import org.awaitility.core.ConditionTimeoutException;
 import org.jspecify.annotations.Nullable;

@@ -2,8 +2,8 @@ package io.github.tieredretry.reliability.faultrun;
 
 import java.util.List;
 
-import io.github.tieredretry.reliability.broker.HarnessBroker;
-import io.github.tieredretry.reliability.broker.HarnessBrokers;
+import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBrokers;
 import io.github.tieredretry.topology.QueueType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

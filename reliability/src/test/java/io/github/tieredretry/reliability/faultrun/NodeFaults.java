@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import io.github.tieredretry.reliability.broker.LocalRabbitCluster;
-import io.github.tieredretry.reliability.broker.LocalRabbitNode;
+import io.github.tieredretry.testbrokers.LocalRabbitCluster;
+import io.github.tieredretry.testbrokers.LocalRabbitNode;
 import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 

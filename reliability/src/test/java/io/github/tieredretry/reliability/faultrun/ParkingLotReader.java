@@ -9,7 +9,7 @@ import java.util.List;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 
 import static org.awaitility.Awaitility.await;
 

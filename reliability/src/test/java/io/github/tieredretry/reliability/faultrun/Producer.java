@@ -14,8 +14,8 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
-import io.github.tieredretry.reliability.broker.HarnessBroker;
 import io.github.tieredretry.reliability.consumer.FaultPlan;
+import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;

@@ -1,10 +1,9 @@
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.tieredretry.testsupport.TestBroker;
 import org.testcontainers.containers.Container;
 import org.testcontainers.rabbitmq.RabbitMQContainer;
 
@@ -17,21 +16,44 @@ import org.testcontainers.rabbitmq.RabbitMQContainer;
  */
 public final class ContainerRabbitNode implements HarnessBroker {
 
+	/**
+	 * The newest broker line that the matrix proves, used when no version is asked for.
+	 */
+	public static final String NEWEST_PROVEN_VERSION = "4.3";
+
 	private final RabbitMQContainer container;
 
 	private ContainerRabbitNode(RabbitMQContainer container) {
 		this.container = container;
 	}
 
+	/**
+	 * The image of the requested broker version ({@code -Drabbitmq.version}), else of the
+	 * newest version the broker matrix proves.
+	 * @return e.g. {@code rabbitmq:4.3-management-alpine}
+	 */
+	public static String image() {
+		return "rabbitmq:" + RabbitMqInstallation.requestedVersion().orElse(NEWEST_PROVEN_VERSION)
+				+ "-management-alpine";
+	}
+
 	public static ContainerRabbitNode start() {
-		RabbitMQContainer container = new RabbitMQContainer(TestBroker.IMAGE);
+		RabbitMQContainer container = new RabbitMQContainer(image());
 		container.start();
 		return new ContainerRabbitNode(container);
 	}
 
+	/**
+	 * The running container.
+	 * @return the container
+	 */
+	public RabbitMQContainer container() {
+		return this.container;
+	}
+
 	@Override
 	public String description() {
-		return "container " + TestBroker.IMAGE + " on " + host() + ":" + port();
+		return "container " + this.container.getDockerImageName() + " on " + host() + ":" + port();
 	}
 
 	@Override

@@ -3,6 +3,6 @@
  * never a shared broker.
  */
 @NullMarked
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
 import org.jspecify.annotations.NullMarked;

@@ -1,6 +1,5 @@
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,19 +12,17 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
-import io.github.tieredretry.testsupport.Ports;
-
 /**
- * A RabbitMQ node of the harness's own, started from the locally installed
- * {@code rabbitmq-server} as the current user, with everything it writes under the build
- * directory:
+ * A RabbitMQ node of the harness's own, started from a {@link RabbitMqInstallation} (the
+ * machine's {@code rabbitmq-server}, or a version of the broker matrix in a root of its
+ * own) as the current user, with everything it writes under the build directory (inside
+ * the root for a rooted installation):
  * <ul>
  * <li>its own node name ({@code tiered-retry-harness-<pid>-<n>@localhost}), AMQP port and
  * distribution port (both free ports picked at start), so it can run next to a
@@ -52,16 +49,9 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	private static final AtomicInteger STARTED = new AtomicInteger();
 
-	/**
-	 * Where distributions install the scripts, most specific first (the Debian wrapper in
-	 * /usr/sbin last).
-	 */
-	private static final List<String> SCRIPT_DIRECTORIES = List.of("/usr/lib/rabbitmq/bin", "/usr/local/sbin",
-			"/opt/rabbitmq/sbin", "/usr/local/opt/rabbitmq/sbin", "/opt/homebrew/opt/rabbitmq/sbin", "/usr/sbin");
-
 	private static final long COMMAND_TIMEOUT_SECONDS = 120;
 
-	private final Path scripts;
+	private final RabbitMqInstallation installation;
 
 	private final Path base;
 
@@ -75,8 +65,9 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	private volatile boolean running;
 
-	private LocalRabbitNode(Path scripts, Path base, String node, int amqpPort, Map<String, String> environment) {
-		this.scripts = scripts;
+	private LocalRabbitNode(RabbitMqInstallation installation, Path base, String node, int amqpPort,
+			Map<String, String> environment) {
+		this.installation = installation;
 		this.base = base;
 		this.node = node;
 		this.amqpPort = amqpPort;
@@ -88,39 +79,16 @@ public final class LocalRabbitNode implements HarnessBroker {
 	}
 
 	/**
-	 * The directory holding {@code rabbitmq-server} and {@code rabbitmqctl}: system
-	 * property {@code reliability.rabbitmq-scripts}, else the usual installation
-	 * directories, else the {@code PATH}.
-	 * @return the directory, if RabbitMQ is installed
-	 */
-	public static Optional<Path> findScripts() {
-		List<String> candidates = new ArrayList<>();
-		String configured = System.getProperty("reliability.rabbitmq-scripts");
-		if (configured != null && !configured.isBlank()) {
-			candidates.add(configured);
-		}
-		candidates.addAll(SCRIPT_DIRECTORIES);
-		String path = System.getenv("PATH");
-		if (path != null) {
-			candidates.addAll(List.of(path.split(File.pathSeparator)));
-		}
-		return candidates.stream()
-			.map(Path::of)
-			.filter((dir) -> Files.isExecutable(dir.resolve("rabbitmq-server"))
-					&& Files.isExecutable(dir.resolve("rabbitmqctl")))
-			.findFirst();
-	}
-
-	/**
 	 * Start a node and wait until it accepts connections.
-	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
-	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param installation the RabbitMQ to run
+	 * @param workDirectory where the node keeps its files (a subdirectory per node),
+	 * unless the installation keeps them in its root
 	 * @return the running node
 	 */
-	public static LocalRabbitNode start(Path scripts, Path workDirectory) {
+	public static LocalRabbitNode start(RabbitMqInstallation installation, Path workDirectory) {
 		// Unique per start: one JVM may run several harness nodes (the conditions tests'
 		// and the fault run's).
-		LocalRabbitNode rabbit = prepare(scripts, workDirectory,
+		LocalRabbitNode rabbit = prepare(installation, workDirectory,
 				NODE_PREFIX + ProcessHandle.current().pid() + "-" + STARTED.incrementAndGet(), newCookie());
 		rabbit.launch();
 		return rabbit;
@@ -128,21 +96,24 @@ public final class LocalRabbitNode implements HarnessBroker {
 
 	/**
 	 * Prepare a node's files and environment without starting it.
-	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
-	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param installation the RabbitMQ to run
+	 * @param workDirectory where the node keeps its files (a subdirectory per node),
+	 * unless the installation keeps them in its root
 	 * @param shortName the node name before {@code @localhost}; must start with
 	 * {@value #NODE_PREFIX}
 	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
 	 * @return the node, not running yet
 	 */
-	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie) {
-		return prepare(scripts, workDirectory, shortName, cookie, "");
+	static LocalRabbitNode prepare(RabbitMqInstallation installation, Path workDirectory, String shortName,
+			String cookie) {
+		return prepare(installation, workDirectory, shortName, cookie, "");
 	}
 
 	/**
 	 * Prepare a node's files and environment without starting it.
-	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
-	 * @param workDirectory where the node keeps its files (a subdirectory per node)
+	 * @param installation the RabbitMQ to run
+	 * @param workDirectory where the node keeps its files (a subdirectory per node),
+	 * unless the installation keeps them in its root
 	 * @param shortName the node name before {@code @localhost}; must start with
 	 * {@value #NODE_PREFIX}
 	 * @param cookie the Erlang cookie: nodes of one cluster share theirs
@@ -150,13 +121,13 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 * none
 	 * @return the node, not running yet
 	 */
-	static LocalRabbitNode prepare(Path scripts, Path workDirectory, String shortName, String cookie,
-			String advancedConfig) {
+	static LocalRabbitNode prepare(RabbitMqInstallation installation, Path workDirectory, String shortName,
+			String cookie, String advancedConfig) {
 		if (!shortName.startsWith(NODE_PREFIX)) {
 			throw new IllegalArgumentException("A harness node's name starts with " + NODE_PREFIX + ": " + shortName);
 		}
 		String node = shortName + "@localhost";
-		Path base = workDirectory.resolve(shortName).toAbsolutePath();
+		Path base = installation.workDirectory(workDirectory).resolve(shortName).toAbsolutePath();
 		int amqpPort = Ports.unused();
 		int distributionPort = Ports.unused();
 		while (distributionPort == amqpPort) {
@@ -176,26 +147,26 @@ public final class LocalRabbitNode implements HarnessBroker {
 			}
 			writeCookie(home.resolve(".erlang.cookie"), cookie);
 			environment = new LinkedHashMap<>();
-			environment.put("HOME", home.toString());
+			environment.put("HOME", installation.brokerPath(home));
 			environment.put("RABBITMQ_NODENAME", node);
 			environment.put("RABBITMQ_NODE_IP_ADDRESS", "127.0.0.1");
 			environment.put("RABBITMQ_NODE_PORT", String.valueOf(amqpPort));
 			environment.put("RABBITMQ_DIST_PORT", String.valueOf(distributionPort));
-			environment.put("RABBITMQ_CONF_ENV_FILE", base.resolve("rabbitmq-env.conf").toString());
-			environment.put("RABBITMQ_CONFIG_FILE", base.resolve("rabbitmq.conf").toString());
-			environment.put("RABBITMQ_ADVANCED_CONFIG_FILE", base.resolve("advanced.config").toString());
-			environment.put("RABBITMQ_ENABLED_PLUGINS_FILE", base.resolve("enabled_plugins").toString());
-			environment.put("RABBITMQ_MNESIA_BASE", base.resolve("mnesia").toString());
-			environment.put("RABBITMQ_LOG_BASE", base.resolve("log").toString());
-			environment.put("RABBITMQ_PID_FILE", base.resolve("node.pid").toString());
+			environment.put("RABBITMQ_CONF_ENV_FILE", installation.brokerPath(base.resolve("rabbitmq-env.conf")));
+			environment.put("RABBITMQ_CONFIG_FILE", installation.brokerPath(base.resolve("rabbitmq.conf")));
+			environment.put("RABBITMQ_ADVANCED_CONFIG_FILE", installation.brokerPath(base.resolve("advanced.config")));
+			environment.put("RABBITMQ_ENABLED_PLUGINS_FILE", installation.brokerPath(base.resolve("enabled_plugins")));
+			environment.put("RABBITMQ_MNESIA_BASE", installation.brokerPath(base.resolve("mnesia")));
+			environment.put("RABBITMQ_LOG_BASE", installation.brokerPath(base.resolve("log")));
+			environment.put("RABBITMQ_PID_FILE", installation.brokerPath(base.resolve("node.pid")));
 			environment.put("RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS", "-kernel inet_dist_use_interface {127,0,0,1}");
 			environment.put("ERL_EPMD_ADDRESS", "127.0.0.1");
-			environment.put("ERL_CRASH_DUMP", base.resolve("erl_crash.dump").toString());
+			environment.put("ERL_CRASH_DUMP", installation.brokerPath(base.resolve("erl_crash.dump")));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot prepare the harness node's directory " + base, ex);
 		}
-		return new LocalRabbitNode(scripts, base, node, amqpPort, environment);
+		return new LocalRabbitNode(installation, base, node, amqpPort, environment);
 	}
 
 	/**
@@ -213,8 +184,8 @@ public final class LocalRabbitNode implements HarnessBroker {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		run(List.of(this.scripts.resolve("rabbitmq-server").toString(), "-detached"));
-		CommandResult started = ctl("wait", pidFile.toString(), "--timeout", "120");
+		run(this.installation.command("rabbitmq-server", List.of("-detached")));
+		CommandResult started = ctl("wait", this.installation.brokerPath(pidFile), "--timeout", "120");
 		if (started.exitCode() != 0) {
 			String log = logTail();
 			killNodeProcess();
@@ -255,12 +226,12 @@ public final class LocalRabbitNode implements HarnessBroker {
 	 */
 	public void stop() {
 		this.running = false;
-		ctl("stop", this.base.resolve("node.pid").toString()).requireSuccess();
+		ctl("stop", this.installation.brokerPath(this.base.resolve("node.pid"))).requireSuccess();
 	}
 
 	@Override
 	public String description() {
-		return "local node " + this.node + " on 127.0.0.1:" + this.amqpPort + " (" + this.scripts + ")";
+		return "local node " + this.node + " on 127.0.0.1:" + this.amqpPort + " (" + this.installation + ")";
 	}
 
 	@Override
@@ -294,11 +265,20 @@ public final class LocalRabbitNode implements HarnessBroker {
 		try {
 			if (this.running) {
 				this.running = false;
-				ctl("stop", this.base.resolve("node.pid").toString());
+				ctl("stop", this.installation.brokerPath(this.base.resolve("node.pid")));
 			}
 		}
 		finally {
 			killNodeProcess();
+			if (this.installation.isRooted()) {
+				// Nothing cleans a root the way "mvn clean" cleans target/.
+				try {
+					deleteRecursively(this.base);
+				}
+				catch (IOException ex) {
+					// Left for the next run, which starts from an empty directory anyway.
+				}
+			}
 			try {
 				Runtime.getRuntime().removeShutdownHook(this.killOnExit);
 			}
@@ -324,12 +304,9 @@ public final class LocalRabbitNode implements HarnessBroker {
 		if (!this.node.startsWith(NODE_PREFIX)) {
 			throw new IllegalStateException("Refusing to run " + tool + " against " + this.node);
 		}
-		List<String> command = new ArrayList<>();
-		command.add(this.scripts.resolve(tool).toString());
-		command.add("-n");
-		command.add(this.node);
-		command.addAll(List.of(arguments));
-		return run(command);
+		List<String> toolArguments = new ArrayList<>(List.of("-n", this.node));
+		toolArguments.addAll(List.of(arguments));
+		return run(this.installation.command(tool, toolArguments));
 	}
 
 	private CommandResult run(List<String> command) {

@@ -1,4 +1,4 @@
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
 /**
  * The outcome of a broker command line ({@code rabbitmqctl ...}).

@@ -1,4 +1,4 @@
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,26 +70,27 @@ public final class LocalRabbitCluster implements HarnessBroker {
 	 * all of them run; the nodes retry a refused dead-letter transfer after 5 s
 	 * ({@link #DEAD_LETTER_RETRY_AFTER_5_S}) unless
 	 * {@code -Dreliability.cluster.broker-defaults=true}.
-	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param installation the RabbitMQ to run
 	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
 	 * @param size how many nodes
 	 * @return the running cluster
 	 */
-	public static LocalRabbitCluster start(Path scripts, Path workDirectory, int size) {
-		return start(scripts, workDirectory, size,
+	public static LocalRabbitCluster start(RabbitMqInstallation installation, Path workDirectory, int size) {
+		return start(installation, workDirectory, size,
 				Boolean.getBoolean("reliability.cluster.broker-defaults") ? "" : DEAD_LETTER_RETRY_AFTER_5_S);
 	}
 
 	/**
 	 * Start the nodes side by side, join every other node to the first, and wait until
 	 * all of them run.
-	 * @param scripts the directory of {@code rabbitmq-server} and {@code rabbitmqctl}
+	 * @param installation the RabbitMQ to run
 	 * @param workDirectory where the nodes keep their files (a subdirectory per node)
 	 * @param size how many nodes
 	 * @param advancedConfig every node's {@code advanced.config}, empty for none
 	 * @return the running cluster
 	 */
-	static LocalRabbitCluster start(Path scripts, Path workDirectory, int size, String advancedConfig) {
+	static LocalRabbitCluster start(RabbitMqInstallation installation, Path workDirectory, int size,
+			String advancedConfig) {
 		String cookie = LocalRabbitNode.newCookie();
 		// "-c<n>-": never the name of a single harness node of this JVM ("-<n>"), which
 		// may still be running.
@@ -97,7 +98,7 @@ public final class LocalRabbitCluster implements HarnessBroker {
 				+ "-";
 		List<LocalRabbitNode> nodes = new ArrayList<>();
 		for (int i = 1; i <= size; i++) {
-			nodes.add(LocalRabbitNode.prepare(scripts, workDirectory, prefix + i, cookie, advancedConfig));
+			nodes.add(LocalRabbitNode.prepare(installation, workDirectory, prefix + i, cookie, advancedConfig));
 		}
 		LocalRabbitCluster cluster = new LocalRabbitCluster(nodes, advancedConfig);
 		try {
@@ -364,10 +365,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 			.toList();
 	}
 
-	/**
-	 * Nodes start and stop side by side, each on a thread of its own (the common pool may
-	 * have one).
-	 */
+	// Nodes start and stop side by side, each on a thread of its own (the common pool
+	// may have one).
 	private void onEveryNode(Consumer<LocalRabbitNode> action) {
 		ExecutorService executor = Executors.newFixedThreadPool(this.nodes.size());
 		try {

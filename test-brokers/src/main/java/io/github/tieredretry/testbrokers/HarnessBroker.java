@@ -1,4 +1,4 @@
-package io.github.tieredretry.reliability.broker;
+package io.github.tieredretry.testbrokers;
 
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.github.tieredretry.testsupport;
+package io.github.tieredretry.testbrokers;
 
 import java.io.IOException;
 import java.net.ServerSocket;
