@@ -420,7 +420,7 @@ public class RetryProperties {
 
 		/**
 		 * How long to wait for the broker to confirm a forward. Without a confirm the
-		 * original message is not acked and goes back to its queue.
+		 * original message is not acked, and the forward is tried again after a pause.
 		 */
 		private Duration confirmTimeout = Duration.ofSeconds(5);
 

@@ -119,6 +119,12 @@ final class ListenerBreaker implements ListenerGate {
 	}
 
 	@Override
+	public boolean isPaused() {
+		CircuitBreaker.State state = this.breaker.getState();
+		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
+	}
+
+	@Override
 	public void succeeded(Duration took) {
 		this.breaker.onSuccess(took.toNanos(), TimeUnit.NANOSECONDS);
 	}

@@ -3,8 +3,8 @@ package io.github.tieredretry.event;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A forward to a tier or the parking lot was not confirmed; the original message went
- * back to its queue.
+ * A forward to a tier or the parking lot was not confirmed; the original message stays
+ * unacknowledged and the forward is tried again after a pause.
  *
  * @param queue the queue whose listener failed
  * @param retryCount the message's retry count

@@ -6,8 +6,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Slows a listener's consumers down while its forwards keep failing (broker trouble,
- * missing topology), so that a message that goes back to its queue is not redelivered and
- * failed again in a hot loop.
+ * missing topology), so that failed messages do not pile up unacknowledged in a hot loop
+ * while their forwards are tried again.
  * <p>
  * It counts outages, not failures: every failure that happens while the pause of an
  * earlier one still runs belongs to the same episode (a blip fails every forward in

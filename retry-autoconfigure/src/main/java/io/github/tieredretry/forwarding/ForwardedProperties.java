@@ -17,8 +17,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * The AMQP properties of a forwarded message: exactly the received ones, except that the
  * message is persistent, has no {@code expiration} (the tier's TTL must rule; the
- * original value is kept in {@code retry-original-expiration}) and carries the header
- * edits of this forward.
+ * original value is kept in {@code retry-original-expiration}), carries the header edits
+ * of this forward, and leaves behind the broker's counts of the delivery it came from
+ * ({@code x-delivery-count}, {@code x-acquired-count}): a forwarded copy is a new message
+ * to the broker, and a stale count copied into it would look like returns it never had.
  */
 public final class ForwardedProperties {
 
@@ -45,6 +47,7 @@ public final class ForwardedProperties {
 		Map<String, Object> headers = new LinkedHashMap<>();
 		if (received.getHeaders() != null) {
 			headers.putAll(received.getHeaders());
+			headers.keySet().removeAll(RetryHeaders.BROKER_DELIVERY_COUNTS);
 		}
 		String expiration = received.getExpiration();
 		if (expiration != null && !headers.containsKey(RetryHeaders.ORIGINAL_EXPIRATION)) {

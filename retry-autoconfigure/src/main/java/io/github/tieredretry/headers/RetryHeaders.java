@@ -1,5 +1,7 @@
 package io.github.tieredretry.headers;
 
+import java.util.Set;
+
 /**
  * Names of the headers the starter writes. None starts with {@code x-}: RabbitMQ 4
  * ignores client-set {@code x-} headers, and {@code x-death} is never used for counting.
@@ -77,6 +79,26 @@ public final class RetryHeaders {
 
 	/** When the message was last replayed from the parking lot, epoch milliseconds. */
 	public static final String REPLAYED_AT = "retry-replayed-at";
+
+	/**
+	 * The broker's count of a quorum queue message's returns (RabbitMQ 4.0 to 4.2: every
+	 * return; 4.3: rejects and closed channels), which its delivery limit is checked
+	 * against. Set by the broker on delivery, it describes the delivery, not the message:
+	 * never copied into a forwarded or replayed message.
+	 */
+	public static final String BROKER_DELIVERY_COUNT = "x-delivery-count";
+
+	/**
+	 * The broker's count of every return of a quorum queue message (RabbitMQ 4.3). Never
+	 * copied, like {@link #BROKER_DELIVERY_COUNT}.
+	 */
+	public static final String BROKER_ACQUIRED_COUNT = "x-acquired-count";
+
+	/**
+	 * The broker's counts of one delivery, which a new copy of the message must not
+	 * carry.
+	 */
+	public static final Set<String> BROKER_DELIVERY_COUNTS = Set.of(BROKER_DELIVERY_COUNT, BROKER_ACQUIRED_COUNT);
 
 	private RetryHeaders() {
 	}

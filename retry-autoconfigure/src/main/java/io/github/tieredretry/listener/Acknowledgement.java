@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.broker.RealChannels;
+import io.github.tieredretry.headers.RetryHeaders;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -24,8 +25,16 @@ import org.springframework.amqp.core.Message;
  * <p>
  * A requeue is a {@code basic.nack} with requeue, never a {@code basic.reject}: on
  * RabbitMQ 4.3 a reject counts towards a quorum queue's delivery limit and a nack does
- * not, and a message requeued here is not at fault (its forward failed, the broker
- * blocked publishing, the application stops).
+ * not, and a message requeued here is not at fault (the broker blocked publishing, the
+ * application stops).
+ * <p>
+ * On RabbitMQ 4.0 to 4.2 a quorum queue counts every return, nack included, and drops or
+ * dead-letters a message past its delivery limit (20 by default). The broker says how
+ * often it has counted a message: {@link #countedReturns()}. The starter gives a message
+ * back to its queue of its own accord only while that count is zero
+ * ({@link #mayRequeue()}), so it spends at most one of a message's lives; everywhere else
+ * it holds the message or moves it through a tier, which gives the broker a new message
+ * with a count of zero.
  */
 final class Acknowledgement {
 
@@ -37,9 +46,49 @@ final class Acknowledgement {
 
 	private final AtomicBoolean done = new AtomicBoolean();
 
+	private final long countedReturns;
+
 	Acknowledgement(Channel channel, Message message) {
 		this.channel = RealChannels.target(channel);
 		this.message = message;
+		this.countedReturns = countedReturns(message);
+	}
+
+	private static long countedReturns(Message message) {
+		Object count = message.getMessageProperties().getHeaders().get(RetryHeaders.BROKER_DELIVERY_COUNT);
+		return (count instanceof Number number) ? Math.max(0, number.longValue()) : 0;
+	}
+
+	/**
+	 * How often the broker has counted the message as given back to its queue: header
+	 * {@code x-delivery-count}, which quorum queues set (on RabbitMQ 4.0 to 4.2 for every
+	 * return; on 4.3 for rejects, closed channels and lost connections, not for nacks).
+	 * Zero for classic queues, which have no delivery limit.
+	 * @return the count
+	 */
+	long countedReturns() {
+		return this.countedReturns;
+	}
+
+	/**
+	 * Whether the starter may give the message back to its queue of its own accord: only
+	 * when the broker has never counted a return of it, so that the starter spends at
+	 * most one of its lives (a quorum queue drops or dead-letters a message past its
+	 * delivery limit, 20 by default from RabbitMQ 4.0).
+	 * @return whether a requeue is allowed
+	 */
+	boolean mayRequeue() {
+		return this.countedReturns == 0;
+	}
+
+	/**
+	 * Whether the channel that delivered the message is still open: once it has closed,
+	 * the broker has put the message back in its queue, and it must not be processed or
+	 * forwarded from here any more (that would make a duplicate).
+	 * @return whether it is open
+	 */
+	boolean isChannelOpen() {
+		return this.channel.isOpen();
 	}
 
 	/**

@@ -29,7 +29,7 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 		AMQP.BasicProperties properties, byte[] body) {
 
 	/** Why a message is forwarded. */
-	sealed interface Step permits Hop, Retry, Park {
+	sealed interface Step permits Hop, Postpone, Retry, Park {
 
 	}
 
@@ -40,6 +40,18 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	 * @param tier the tier it waits in
 	 */
 	record Hop(Duration tier) implements Step {
+	}
+
+	/**
+	 * The listener is paused (its circuit breaker is open) and the broker has counted
+	 * returns of the message already: it waits in a tier rather than in a consumer, and
+	 * comes back to its queue as a new message, whose count starts again at zero. No
+	 * retry is spent.
+	 *
+	 * @param tier the tier it waits in
+	 * @param countedReturns the broker's count of its returns so far
+	 */
+	record Postpone(Duration tier, long countedReturns) implements Step {
 	}
 
 	/**
@@ -72,7 +84,8 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 
 	/**
 	 * The listener's exception that made the message move on.
-	 * @return it, or {@code null} for a hop (the listener was not invoked)
+	 * @return it, or {@code null} for a hop or a postponement (the listener was not
+	 * invoked)
 	 */
 	@Nullable Throwable failure() {
 		if (this.step instanceof Retry retry) {
@@ -95,8 +108,8 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 			return RetryForwardContext.parked(this.properties, this.queue, this.target,
 					park.decision().reason().value(), park.details().exceptionClass(), attempt);
 		}
-		return RetryForwardContext.hop(this.properties, this.queue, this.target,
-				TierLadder.nameOf(((Hop) this.step).tier()), attempt);
+		Duration tier = (this.step instanceof Hop hop) ? hop.tier() : ((Postpone) this.step).tier();
+		return RetryForwardContext.hop(this.properties, this.queue, this.target, TierLadder.nameOf(tier), attempt);
 	}
 
 	/**

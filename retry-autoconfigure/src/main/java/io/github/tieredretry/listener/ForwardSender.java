@@ -20,15 +20,19 @@ import io.micrometer.observation.Observation;
 
 /**
  * Sends one listener's forwards and settles their originals: acked when the broker has
- * confirmed the forward, back to their queue after a pause when it failed. Nothing here
- * waits on the consumer thread except {@link #awaitPauses()}.
+ * confirmed the forward. A forward that failed is tried again after a pause, its original
+ * held unacked meanwhile: giving it back to its queue would spend one of its lives on a
+ * quorum queue of RabbitMQ 4.0 to 4.2, which counts every return towards its delivery
+ * limit, and would invoke the listener again for nothing. Nothing here waits on the
+ * consumer thread except {@link #awaitPauses()}.
  * <p>
  * While RabbitMQ blocks publishing (a resource alarm), forwards are held by the publisher
  * until the alarm clears, and their originals stay unacked in the consumer. Each consumer
  * holds at most {@code holdLimit} of them (half its prefetch), so that it keeps room for
  * healthy messages; further failed messages go back to their queue without a forward
  * attempt and are tried again: at once the first time, after a pause when they come back
- * and fail again.
+ * and fail again. A message that the broker has counted a return of already is held
+ * anyway (see {@link Acknowledgement#mayRequeue()}).
  */
 final class ForwardSender {
 
@@ -50,7 +54,7 @@ final class ForwardSender {
 
 	private final int holdLimit;
 
-	private final PendingRequeues pendingRequeues;
+	private final HeldMessages heldMessages;
 
 	private final RetryObservations observations;
 
@@ -73,20 +77,20 @@ final class ForwardSender {
 	 * publishing waits before it goes back to its queue
 	 * @param holdLimit how many failed messages one consumer holds while the broker
 	 * blocks publishing
-	 * @param pendingRequeues where messages wait for their pause to end before they go
-	 * back
+	 * @param heldMessages where messages wait for their pause to end before they are
+	 * forwarded again or go back
 	 * @param observations observes forwards
 	 */
 	ForwardSender(MessageForwarder forwarder, RetryExecutors executors, RetryNotifications notifications,
 			Supplier<ForwardFailurePause> pauseFactory, Duration blockedRequeuePause, int holdLimit,
-			PendingRequeues pendingRequeues, RetryObservations observations) {
+			HeldMessages heldMessages, RetryObservations observations) {
 		this.forwarder = forwarder;
 		this.executors = executors;
 		this.notifications = notifications;
 		this.pauseFactory = pauseFactory;
 		this.blockedRequeuePause = blockedRequeuePause;
 		this.holdLimit = Math.max(1, holdLimit);
-		this.pendingRequeues = pendingRequeues;
+		this.heldMessages = heldMessages;
 		this.observations = observations;
 	}
 
@@ -115,7 +119,7 @@ final class ForwardSender {
 		}
 		Channel consumer = acknowledgement.channel();
 		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
-		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked()) {
+		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked() && acknowledgement.mayRequeue()) {
 			release(consumer, held);
 			// Back to its queue and tried again: at once the first time (a transient
 			// failure then succeeds without waiting for the alarm), after a pause when it
@@ -140,6 +144,11 @@ final class ForwardSender {
 			observation = this.observations.startForward(context);
 			properties = context.publishedProperties();
 		}
+		publish(forward, properties, acknowledgement, held, observation);
+	}
+
+	private void publish(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+			AtomicInteger held, Observation observation) {
 		CompletableFuture<Void> publish;
 		try {
 			publish = forward.toTier() ? this.forwarder.toTier(forward.queue(), properties, forward.body())
@@ -148,12 +157,20 @@ final class ForwardSender {
 		catch (RuntimeException ex) {
 			publish = CompletableFuture.failedFuture(ex);
 		}
-		Observation forwarding = observation;
 		publish.whenComplete((confirmed, failure) -> {
-			RetryObservations.stop(forwarding, failure);
-			release(consumer, held);
-			settleLater(forward, acknowledgement, failure);
+			RetryObservations.stop(observation, failure);
+			release(acknowledgement.channel(), held);
+			settleLater(forward, properties, acknowledgement, failure);
 		});
+	}
+
+	// After a pause, on the acks thread. The properties are those of the first attempt:
+	// with tracing, they carry that forward's span, which the next attempt continues.
+	private void forwardAgain(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement) {
+		AtomicInteger held = this.unsettled.computeIfAbsent(acknowledgement.channel(),
+				(channel) -> new AtomicInteger());
+		held.incrementAndGet();
+		publish(forward, properties, acknowledgement, held, Observation.NOOP);
 	}
 
 	private void release(Channel consumer, AtomicInteger held) {
@@ -164,9 +181,10 @@ final class ForwardSender {
 
 	// Acks may block on the consumer connection: on the ack thread, never on the thread
 	// that settled.
-	private void settleLater(Forward forward, Acknowledgement acknowledgement, Throwable failure) {
+	private void settleLater(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+			Throwable failure) {
 		try {
-			this.executors.acks().execute(() -> settle(forward, acknowledgement, failure));
+			this.executors.acks().execute(() -> settle(forward, properties, acknowledgement, failure));
 		}
 		catch (RejectedExecutionException ex) {
 			// Stopping: a confirmed forward's original is delivered again (a duplicate),
@@ -175,7 +193,8 @@ final class ForwardSender {
 		}
 	}
 
-	private void settle(Forward forward, Acknowledgement acknowledgement, Throwable failure) {
+	private void settle(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+			Throwable failure) {
 		ForwardFailurePause pause = pause(forward.target());
 		if (failure == null) {
 			pause.reset();
@@ -190,7 +209,8 @@ final class ForwardSender {
 			this.notifications.forwardFailed(forward, cause, pauseMillis, pause.consecutiveFailures());
 		}
 		finally {
-			requeueLater(acknowledgement, pauseMillis);
+			this.heldMessages.forwardLater(acknowledgement, pauseMillis,
+					() -> forwardAgain(forward, properties, acknowledgement));
 		}
 	}
 
@@ -201,7 +221,7 @@ final class ForwardSender {
 	 * @param delayMillis the pause
 	 */
 	void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
-		this.pendingRequeues.requeueLater(acknowledgement, delayMillis);
+		this.heldMessages.requeueLater(acknowledgement, delayMillis);
 	}
 
 }

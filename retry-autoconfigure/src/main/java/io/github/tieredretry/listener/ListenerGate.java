@@ -32,6 +32,15 @@ public interface ListenerGate {
 	};
 
 	/**
+	 * Whether the gate holds the listener's consumers back now (a consumer that asked for
+	 * passage would wait).
+	 * @return whether the listener is paused
+	 */
+	default boolean isPaused() {
+		return false;
+	}
+
+	/**
 	 * Called on the consumer thread before the listener is invoked; waits while the gate
 	 * is closed to this listener. The message in hand stays unacknowledged meanwhile, and
 	 * the consumer takes no other.
@@ -47,8 +56,9 @@ public interface ListenerGate {
 
 		/**
 		 * Invoke the listener to see whether its downstream is back. If it fails again
-		 * the message goes back to its queue as it was: a probe spends none of its
-		 * retries and is never parked for the outage.
+		 * the consumer holds the message and tries it again as a later probe: a probe
+		 * spends none of its retries, is never parked for the outage, and is not given
+		 * back to its queue (where a quorum queue would count the return).
 		 */
 		PROBE,
 

@@ -25,13 +25,13 @@ import io.github.tieredretry.observation.RetryObservations;
  * @param headerSettings how failures are described in headers
  * @param parkingLot the parking lot's name
  * @param events where retry events are published
- * @param pendingRequeues messages that go back to their queue after a pause
+ * @param heldMessages messages that go back to their queue after a pause
  * @param classifiers the application's failure classifiers, in order
  * @param observations observes forwards
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings, String parkingLot,
-		RetryEventPublisher events, PendingRequeues pendingRequeues, List<RetryFailureClassifier> classifiers,
+		RetryEventPublisher events, HeldMessages heldMessages, List<RetryFailureClassifier> classifiers,
 		RetryObservations observations) {
 
 	ForwardFailurePause newPause() {

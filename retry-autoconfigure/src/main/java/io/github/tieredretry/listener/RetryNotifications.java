@@ -65,6 +65,15 @@ final class RetryNotifications {
 							+ forward.state().due() + "; waiting in tier " + TierLadder.nameOf(hop.tier()));
 			}
 		}
+		else if (forward.step() instanceof Forward.Postpone postpone) {
+			if (logger.isInfoEnabled()) {
+				logger.info(this.listenerName + " is paused, and RabbitMQ has given message "
+						+ Deliveries.describe(message) + " back to '" + forward.queue() + "' "
+						+ postpone.countedReturns() + " time(s) (x-delivery-count): it waits in tier "
+						+ TierLadder.nameOf(postpone.tier()) + " instead of in a consumer, without spending a "
+						+ "retry, so that the queue's delivery limit is not spent while the listener is paused");
+			}
+		}
 		else if (forward.step() instanceof Forward.Retry retry) {
 			FailureDecision.Retry decision = retry.decision();
 			if (logger.isInfoEnabled()) {
@@ -90,17 +99,17 @@ final class RetryNotifications {
 	}
 
 	/**
-	 * A forward failed; its original goes back to its queue after a pause.
+	 * A forward failed; it is tried again after a pause, its original held meanwhile.
 	 * @param forward the forward
 	 * @param failure why it failed
-	 * @param pauseMillis the pause before the original goes back
+	 * @param pauseMillis the pause before the forward is tried again
 	 * @param episodes consecutive failure episodes of this target
 	 */
 	void forwardFailed(Forward forward, Throwable failure, long pauseMillis, int episodes) {
 		logQuietly(false,
 				"Could not forward message " + Deliveries.describe(forward.message()) + " from '" + forward.queue()
-						+ "' to '" + forward.target() + "' (" + failure.getMessage() + "); it goes back to '"
-						+ forward.queue() + "' after a pause of " + pauseMillis + " ms (" + episodes
+						+ "' to '" + forward.target() + "' (" + failure.getMessage() + "); it stays unacknowledged "
+						+ "and is forwarded again after a pause of " + pauseMillis + " ms (" + episodes
 						+ " consecutive failure episodes)",
 				null);
 		this.events.publish(new ForwardFailedEvent(forward.queue(), forward.state().retries(), forward.target(),

@@ -92,7 +92,7 @@ public final class RetryableListenerInstaller {
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
-				failureMaxPause, headerSettings, topology.parkingLot(), events, new PendingRequeues(executors),
+				failureMaxPause, headerSettings, topology.parkingLot(), events, new HeldMessages(executors),
 				List.copyOf(classifiers), observations);
 		this.registry = registry;
 		this.gates = gates;
@@ -130,7 +130,7 @@ public final class RetryableListenerInstaller {
 		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), this.runtime.events());
 		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
 				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
-				this.runtime.pendingRequeues(), this.runtime.observations());
+				this.runtime.heldMessages(), this.runtime.observations());
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		BreakerSettings breaker = this.policies.resolveBreaker(annotation, listener);
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
@@ -163,7 +163,7 @@ public final class RetryableListenerInstaller {
 	 */
 	public void stopping() {
 		this.gates.stopping();
-		this.runtime.pendingRequeues().requeueAllNow();
+		this.runtime.heldMessages().requeueAllNow();
 		this.runtime.forwarder().releaseHeld();
 	}
 

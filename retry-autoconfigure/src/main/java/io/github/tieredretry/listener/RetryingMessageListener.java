@@ -29,8 +29,8 @@ import org.springframework.amqp.rabbit.support.DefaultMessagePropertiesConverter
  * Wraps a retryable listener. Each message ends in exactly one of three places: processed
  * by the listener, waiting in a delay tier, or parked. A message leaves its queue (is
  * acked) only after the forward that moves it on has been confirmed by the broker; if
- * that forward fails, the message goes back to its queue after a pause, and nothing is
- * lost.
+ * that forward fails, it is tried again after a pause, the message held unacknowledged
+ * meanwhile, and nothing is lost.
  * <p>
  * The path of a failed message: {@link #onMessage} invokes the listener; the
  * {@link RetryDecider} decides retry or park; a {@link Forward} is built and handed to
@@ -148,46 +148,70 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					HeaderChanges.forHop(hopTier)), acknowledgement);
 			return;
 		}
-		// While the listener's circuit breaker is open its consumers wait here, holding
-		// this message.
-		ListenerGate.Passage passage = this.gate.awaitPassage();
-		if (passage == ListenerGate.Passage.STOPPED) {
-			acknowledgement.requeue();
+		if (acknowledgement.countedReturns() > 0 && this.gate.isPaused()) {
+			// A paused listener holds its messages in its consumers. The broker has
+			// already
+			// counted returns of this one (a consumer timeout, a closed channel), which
+			// on
+			// a quorum queue spend its delivery limit: it waits in a tier instead, to
+			// come
+			// back as a new message, with no retry spent.
+			Duration tier = this.decider.postponementTier();
+			this.sender.send(delivery.forward(new Forward.Postpone(tier, acknowledgement.countedReturns()),
+					Forward.tierQueue(tier), HeaderChanges.forHop(tier)), acknowledgement);
 			return;
 		}
-		long started = System.nanoTime();
-		Throwable failure;
-		try {
-			failure = invoke(message, channel, state);
-		}
-		catch (Throwable ex) {
-			this.gate.ignored();
-			throw ex;
-		}
-		Duration took = Duration.ofNanos(System.nanoTime() - started);
-		if (failure == null) {
-			this.gate.succeeded(took);
-			acknowledgement.ack();
-			if (state.isRetry()) {
-				this.notifications.recovered(message, queue, state, this.runtime.clock().instant());
-			}
-			return;
-		}
-		boolean retryable = isRetryable(failure);
-		if (retryable) {
-			this.gate.failed(took, failure);
-			if (passage == ListenerGate.Passage.PROBE) {
-				// Its downstream is still down: back to its queue as it was, no retry
-				// spent, nothing parked.
+		while (true) {
+			// While the listener's circuit breaker is open its consumers wait here,
+			// holding this message.
+			ListenerGate.Passage passage = this.gate.awaitPassage();
+			if (passage == ListenerGate.Passage.STOPPED) {
 				acknowledgement.requeue();
 				return;
 			}
+			if (!acknowledgement.isChannelOpen()) {
+				// The broker took it back while it waited (a consumer timeout, a lost
+				// connection) and delivers it again: processing it here would be a
+				// duplicate.
+				this.gate.ignored();
+				return;
+			}
+			long started = System.nanoTime();
+			Throwable failure;
+			try {
+				failure = invoke(message, channel, state);
+			}
+			catch (Throwable ex) {
+				this.gate.ignored();
+				throw ex;
+			}
+			Duration took = Duration.ofNanos(System.nanoTime() - started);
+			if (failure == null) {
+				this.gate.succeeded(took);
+				acknowledgement.ack();
+				if (state.isRetry()) {
+					this.notifications.recovered(message, queue, state, this.runtime.clock().instant());
+				}
+				return;
+			}
+			boolean retryable = isRetryable(failure);
+			if (retryable) {
+				this.gate.failed(took, failure);
+				if (passage == ListenerGate.Passage.PROBE) {
+					// Its downstream is still down: the consumer holds it for the next
+					// probe. No retry spent, nothing parked, and not given back to its
+					// queue, where a quorum queue would count the return (RabbitMQ 4.0 to
+					// 4.2 drop a message after 20).
+					continue;
+				}
+			}
+			else {
+				// A message no retry fixes says nothing about the listener's downstream.
+				this.gate.ignored();
+			}
+			handleFailure(delivery, failure, retryable, acknowledgement);
+			return;
 		}
-		else {
-			// A message no retry fixes says nothing about the listener's downstream.
-			this.gate.ignored();
-		}
-		handleFailure(delivery, failure, retryable, acknowledgement);
 	}
 
 	// Invoke the listener, with the policy's immediate retries on a first delivery.

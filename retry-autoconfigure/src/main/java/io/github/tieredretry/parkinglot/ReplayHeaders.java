@@ -37,6 +37,7 @@ final class ReplayHeaders {
 		Map<String, Object> headers = new LinkedHashMap<>(ParkedMessages.headers(parked));
 		long replays = RetryHeaderValues.count(headers.get(RetryHeaders.REPLAY_COUNT));
 		headers.keySet().removeAll(RESET_ON_REPLAY);
+		headers.keySet().removeAll(RetryHeaders.BROKER_DELIVERY_COUNTS);
 		// Explicitly 0 rather than absent, so that nothing derives a count from the
 		// broker's x-death.
 		headers.put(RetryHeaders.COUNT, 0L);

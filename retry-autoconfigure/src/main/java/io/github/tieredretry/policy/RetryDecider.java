@@ -46,6 +46,15 @@ public final class RetryDecider {
 	}
 
 	/**
+	 * The tier a message waits in when it must leave its queue for a while without a
+	 * retry spent (its listener is paused): the smallest.
+	 * @return the tier
+	 */
+	public Duration postponementTier() {
+		return this.tiers.smallest();
+	}
+
+	/**
 	 * Decide what follows a failed attempt.
 	 * @param state the message's retry state before this failure
 	 * @param retryable whether the failure may be retried at all

@@ -80,6 +80,16 @@ class ForwardedPropertiesTests {
 	}
 
 	@Test
+	void theBrokersCountsOfTheDeliveryAreNotCopiedIntoTheNewMessage() {
+		Map<String, Object> headers = Map.of("tenant", "acme", RetryHeaders.BROKER_DELIVERY_COUNT, 3L,
+				RetryHeaders.BROKER_ACQUIRED_COUNT, 5L);
+		AMQP.BasicProperties forwarded = ForwardedProperties
+			.of(new AMQP.BasicProperties.Builder().headers(headers).build(), NO_CHANGES);
+		assertThat(forwarded.getHeaders()).containsEntry("tenant", "acme")
+			.doesNotContainKeys(RetryHeaders.BROKER_DELIVERY_COUNT, RetryHeaders.BROKER_ACQUIRED_COUNT);
+	}
+
+	@Test
 	void forwardedMessageIsPersistentWhateverItWasReceivedAs() {
 		assertThat(ForwardedProperties.of(new AMQP.BasicProperties.Builder().deliveryMode(1).build(), NO_CHANGES)
 			.getDeliveryMode()).isEqualTo(2);

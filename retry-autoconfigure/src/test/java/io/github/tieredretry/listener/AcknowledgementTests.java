@@ -6,6 +6,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ShutdownSignalException;
+import io.github.tieredretry.headers.RetryHeaders;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.Message;
@@ -51,6 +52,32 @@ class AcknowledgementTests {
 		verify(this.channel).basicNack(6, false, true);
 		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
 		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+	}
+
+	@Test
+	void messageTheBrokerHasNeverCountedAReturnOfMayBeRequeuedOnce() {
+		Acknowledgement acknowledgement = new Acknowledgement(this.channel, message(7));
+
+		assertThat(acknowledgement.countedReturns()).isZero();
+		assertThat(acknowledgement.mayRequeue()).isTrue();
+	}
+
+	@Test
+	void messageWhoseReturnsTheBrokerHasCountedIsNotRequeuedByTheStarter() {
+		Message returned = message(8);
+		returned.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 2L);
+		Acknowledgement acknowledgement = new Acknowledgement(this.channel, returned);
+
+		assertThat(acknowledgement.countedReturns()).isEqualTo(2);
+		assertThat(acknowledgement.mayRequeue()).isFalse();
+	}
+
+	@Test
+	void aCountThatIsNotANumberCountsAsNone() {
+		Message forged = message(9);
+		forged.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, "many");
+
+		assertThat(new Acknowledgement(this.channel, forged).mayRequeue()).isTrue();
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.event.ListenerPausedEvent;
 import io.github.tieredretry.event.ListenerResumedEvent;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.metrics.BreakerMetrics;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
@@ -20,7 +21,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -52,6 +55,8 @@ class CircuitBreakerIntegrationTests {
 
 	static final String UNPROTECTED = queues.name("unprotected");
 
+	static final String LIMITED = queues.name("limited");
+
 	static final String PARKING_LOT = queues.name("parking");
 
 	static final String TIER = queues.owned("retry.delay.317ms");
@@ -62,6 +67,7 @@ class CircuitBreakerIntegrationTests {
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("test.protected", () -> PROTECTED);
 		registry.add("test.unprotected", () -> UNPROTECTED);
+		registry.add("test.limited", () -> LIMITED);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.queue-type", () -> "quorum");
 		registry.add("retry.tiers", () -> "317ms");
@@ -71,6 +77,11 @@ class CircuitBreakerIntegrationTests {
 		registry.add("retry.defaults.breaker.minimum-calls", () -> "5");
 		registry.add("retry.defaults.breaker.wait-in-open-state", () -> "1s");
 		registry.add("retry.defaults.breaker.probes-in-half-open-state", () -> "2");
+		// Pauses at its first failure and probes one message every 100 ms.
+		registry.add("retry.policies.probing.breaker.sliding-window-size", () -> "1");
+		registry.add("retry.policies.probing.breaker.minimum-calls", () -> "1");
+		registry.add("retry.policies.probing.breaker.wait-in-open-state", () -> "100ms");
+		registry.add("retry.policies.probing.breaker.probes-in-half-open-state", () -> "1");
 	}
 
 	@Autowired
@@ -78,6 +89,9 @@ class CircuitBreakerIntegrationTests {
 
 	@Autowired
 	Downstream downstream;
+
+	@Autowired
+	LimitedListener limited;
 
 	@Autowired
 	BreakerEvents events;
@@ -97,14 +111,17 @@ class CircuitBreakerIntegrationTests {
 			protectedIds.add(Messages.publish(queues.broker(), "", PROTECTED, "ok"));
 			unprotectedIds.add(Messages.publish(queues.broker(), "", UNPROTECTED, "ok"));
 		}
-		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.paused.isEmpty());
+		await().atMost(Duration.ofSeconds(10)).until(() -> pausesOf("onProtected") > 0);
 		assertThat(breaker().state()).isIn("open", "half-open");
 		assertThat(this.meters.get(BreakerMetrics.STATE)
 			.tag("listener", "CircuitBreakerIntegrationTests.Listeners#onProtected")
 			.gauge()
 			.value()).isIn(1.0, 2.0);
-		// The outage outlasts every message's retries.
-		await().pollDelay(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(6)).until(() -> true);
+		// The outage outlasts every message's retries: without a breaker all of them are
+		// parked, while the paused listener keeps probing.
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size() == MESSAGES
+					&& pausesOf("onProtected") >= 2);
 		this.downstream.down.set(false);
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));
@@ -117,8 +134,25 @@ class CircuitBreakerIntegrationTests {
 						+ "%d listener invocations; without %d parked%n",
 				MESSAGES, protectedParked, protectedAttempts, unprotectedParked);
 		assertThat(protectedParked).as("parked with a breaker").isZero();
-		assertThat(unprotectedParked).as("parked without a breaker").isPositive();
+		assertThat(unprotectedParked).as("parked without a breaker").isEqualTo(MESSAGES);
 		assertThat(breaker().state()).isEqualTo("closed");
+	}
+
+	@Test
+	void failedProbesOfAQuorumQueueMessageAreHeldNotReturnedSoItsDeliveryLimitIsNeverSpent() {
+		this.limited.down.set(true);
+		String id = Messages.publish(queues.broker(), "", LIMITED, "ok");
+
+		// Probed far more often than the queue's delivery limit of 3 allows returns: a
+		// failed probe given back to its queue would make RabbitMQ 4.0 to 4.2 drop it
+		// after the third (every quorum queue there has a limit, 20 by default).
+		await().atMost(Duration.ofSeconds(30)).until(() -> this.recorder.count(id) >= 10);
+		this.limited.down.set(false);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.limited.deliveryCounts).as("x-delivery-count of each attempt").containsOnly(0L);
+		assertThat(queues.parkingLot(PARKING_LOT).from(LIMITED)).isEmpty();
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.broker().count(LIMITED) == 0);
 	}
 
 	@Test
@@ -128,6 +162,10 @@ class CircuitBreakerIntegrationTests {
 		await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> this.recorder.count(id) == 0);
 		assertThat(this.overview.changeBreaker(PROTECTED, "closed").state()).isEqualTo("closed");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+	}
+
+	private long pausesOf(String method) {
+		return this.events.paused.stream().filter((event) -> event.listener().endsWith("#" + method)).count();
 	}
 
 	private RetryOverview.Breaker breaker() {
@@ -172,6 +210,18 @@ class CircuitBreakerIntegrationTests {
 		@Bean
 		Listeners listeners(InvocationRecorder recorder, Downstream downstream) {
 			return new Listeners(recorder, downstream);
+		}
+
+		@Bean
+		Queue limitedQueue() {
+			// A quorum queue with a delivery limit, as RabbitMQ 4.0 gives every quorum
+			// queue (20 there; 3 here, to see it sooner).
+			return QueueBuilder.durable(LIMITED).quorum().deliveryLimit(3).build();
+		}
+
+		@Bean
+		LimitedListener limitedListener(InvocationRecorder recorder) {
+			return new LimitedListener(recorder);
 		}
 
 	}
@@ -239,6 +289,36 @@ class CircuitBreakerIntegrationTests {
 			catch (RuntimeException ex) {
 				this.recorder.record(id, message.getMessageProperties().getRetryCount(), false);
 				throw ex;
+			}
+		}
+
+	}
+
+	/**
+	 * A listener whose downstream is down on its own, with a breaker that probes often.
+	 */
+	static class LimitedListener {
+
+		final AtomicBoolean down = new AtomicBoolean();
+
+		final List<Long> deliveryCounts = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+		private final InvocationRecorder recorder;
+
+		LimitedListener(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.limited}")
+		@RetryableListener(policy = "probing", breaker = Breaker.ON)
+		void onLimited(Message message) {
+			MessageProperties properties = message.getMessageProperties();
+			Object count = properties.getHeaders().get(RetryHeaders.BROKER_DELIVERY_COUNT);
+			this.deliveryCounts.add((count instanceof Number number) ? number.longValue() : 0L);
+			boolean success = !this.down.get();
+			this.recorder.record(properties.getMessageId(), properties.getRetryCount(), success);
+			if (!success) {
+				throw new IllegalStateException("downstream unavailable");
 			}
 		}
 

@@ -14,6 +14,7 @@ import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureDetails;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.FailureDecision;
 import io.github.tieredretry.policy.ParkedReason;
@@ -26,6 +27,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.ArgumentMatchers.any;
 import static org.mockito.ArgumentMatchers.anyBoolean;
 import static org.mockito.ArgumentMatchers.anyLong;
@@ -62,6 +64,7 @@ class ForwardSenderTests {
 			.willAnswer((invocation) -> newForward());
 		given(this.forwarder.toParkingLot(any(AMQP.BasicProperties.class), any(byte[].class)))
 			.willAnswer((invocation) -> newForward());
+		given(this.consumer.isOpen()).willReturn(true);
 	}
 
 	@AfterEach
@@ -126,6 +129,22 @@ class ForwardSenderTests {
 	}
 
 	@Test
+	void aConsumerAtItsLimitStillHoldsAMessageTheBrokerHasCountedAReturnOf() throws Exception {
+		given(this.forwarder.isBlocked()).willReturn(true);
+		ForwardSender sender = sender(1, Duration.ofMinutes(1));
+		sender.send(retry(1, false), acknowledgement(this.consumer, 1));
+
+		// Given back once already: on a quorum queue of RabbitMQ 4.0 to 4.2 a second
+		// return would spend another of its lives.
+		Message returned = message(2, true);
+		returned.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 1L);
+		sender.send(retry(returned), new Acknowledgement(this.consumer, returned));
+
+		verify(this.forwarder, times(2)).toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class));
+		verify(this.consumer, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
 	void failedForwardsSlowDownOnlyTheirOwnTargetAndASuccessEndsThePause() throws Exception {
 		ForwardSender sender = sender(10, Duration.ofMinutes(1));
 
@@ -133,14 +152,15 @@ class ForwardSenderTests {
 		this.forwards.get(0)
 			.completeExceptionally(
 					new ForwardFailedException(ForwardFailedException.Kind.RETURNED, "parking lot is gone"));
-		verify(this.consumer, timeout(5000)).basicNack(1, false, true);
+		// Held and forwarded again, never given back to its queue.
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.forwards.size() == 2);
+		verify(this.consumer, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
 
 		assertThat(sender.pause(PARKING_LOT).consecutiveFailures()).isEqualTo(1);
 		assertThat(sender.pause("retry.delay.1s").consecutiveFailures()).isZero();
 
-		sender.send(park(2), acknowledgement(this.consumer, 2));
 		this.forwards.get(1).complete(null);
-		verify(this.consumer, timeout(5000)).basicAck(2, false);
+		verify(this.consumer, timeout(5000)).basicAck(1, false);
 		assertThat(sender.pause(PARKING_LOT).consecutiveFailures()).isZero();
 	}
 
@@ -168,7 +188,7 @@ class ForwardSenderTests {
 		return new ForwardSender(this.forwarder, this.executors,
 				new RetryNotifications("OrderListener#onOrder", 3, events),
 				() -> new ForwardFailurePause(Duration.ZERO, Duration.ZERO), blockedRequeuePause, holdLimit,
-				new PendingRequeues(this.executors), RetryObservations.DISABLED);
+				new HeldMessages(this.executors), RetryObservations.DISABLED);
 	}
 
 	private static Acknowledgement acknowledgement(Channel channel, long deliveryTag) {
@@ -176,10 +196,14 @@ class ForwardSenderTests {
 	}
 
 	private static Forward retry(long deliveryTag, boolean redelivered) {
+		return retry(message(deliveryTag, redelivered));
+	}
+
+	private static Forward retry(Message message) {
 		FailureDecision.Retry decision = new FailureDecision.Retry(1, Duration.ofSeconds(1), Duration.ofSeconds(1),
 				NOW.plusSeconds(1), NOW);
 		IllegalStateException failure = new IllegalStateException("down");
-		return new Forward(message(deliveryTag, redelivered), "orders", RetryState.FIRST_DELIVERY,
+		return new Forward(message, "orders", RetryState.FIRST_DELIVERY,
 				new Forward.Retry(decision, details(failure), failure), "retry.delay.1s", new AMQP.BasicProperties(),
 				new byte[0]);
 	}

@@ -99,6 +99,7 @@ class RetryingMessageListenerTests {
 		given(this.forwarder.toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class)))
 			.willReturn(this.confirm);
 		given(this.forwarder.toParkingLot(any(AMQP.BasicProperties.class), any(byte[].class))).willReturn(this.confirm);
+		given(this.channel.isOpen()).willReturn(true);
 	}
 
 	@AfterEach
@@ -161,25 +162,35 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
-	void failedForwardLeavesTheMessageUnackedAndRequeuesItWithANack() throws Exception {
+	void failedForwardHoldsTheMessageUnackedAndForwardsItAgainNeverGivingItBack() throws Exception {
+		CompletableFuture<Void> secondConfirm = new CompletableFuture<>();
+		given(this.forwarder.toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class)))
+			.willReturn(this.confirm, secondConfirm);
 		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
 
 		wrapper.onMessage(message(3, 0, null), this.channel);
 		this.confirm.completeExceptionally(
 				new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker"));
 
-		verify(this.channel, timeout(5000)).basicNack(3, false, true);
+		ArgumentCaptor<AMQP.BasicProperties> properties = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+		verify(this.forwarder, timeout(5000).times(2)).toTier(eq(QUEUE), properties.capture(), eq(BODY));
+		assertThat(properties.getAllValues().get(1)).isSameAs(properties.getAllValues().get(0));
 		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
-		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
 		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
 		assertThat(this.events).singleElement().isInstanceOfSatisfying(ForwardFailedEvent.class, (event) -> {
 			assertThat(event.target()).isEqualTo("retry.delay.1s");
 			assertThat(event.cause()).contains("nacked by the broker");
 		});
+
+		secondConfirm.complete(null);
+
+		verify(this.channel, timeout(5000)).basicAck(3, false);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
 	}
 
 	@Test
-	void failedForwardRequeuesTheMessageOnlyAfterThePause() throws Exception {
+	void failedForwardIsTriedAgainOnlyAfterThePause() throws Exception {
 		this.failurePause = Duration.ofMillis(400);
 		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
 
@@ -188,21 +199,44 @@ class RetryingMessageListenerTests {
 		this.confirm.completeExceptionally(
 				new ForwardFailedException(ForwardFailedException.Kind.TIMEOUT, "no confirm within 5000 ms"));
 
-		verify(this.channel, timeout(5000)).basicNack(3, false, true);
+		verify(this.forwarder, timeout(5000).times(2)).toTier(eq(QUEUE), any(AMQP.BasicProperties.class), eq(BODY));
 		assertThat(Duration.ofNanos(System.nanoTime() - failed)).isGreaterThanOrEqualTo(Duration.ofMillis(350));
 		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
 	}
 
 	@Test
 	void forwarderThatThrowsCountsAsAFailedForward() throws Exception {
 		given(this.forwarder.toTier(anyString(), any(AMQP.BasicProperties.class), any(byte[].class)))
-			.willThrow(new IllegalStateException("no connection"));
+			.willThrow(new IllegalStateException("no connection"))
+			.willReturn(this.confirm);
 		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
 
 		wrapper.onMessage(message(4, 0, null), this.channel);
 
-		verify(this.channel, timeout(5000)).basicNack(4, false, true);
+		verify(this.forwarder, timeout(5000).times(2)).toTier(eq(QUEUE), any(AMQP.BasicProperties.class), eq(BODY));
+		this.confirm.complete(null);
+		verify(this.channel, timeout(5000)).basicAck(4, false);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
+	void failedForwardOfAMessageWhoseChannelHasClosedIsNotTriedAgain() throws Exception {
+		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("down")), policy(3));
+
+		wrapper.onMessage(message(5, 0, null), this.channel);
+		// The broker put the message back in its queue: forwarding it now would make a
+		// duplicate.
+		given(this.channel.isOpen()).willReturn(false);
+		this.confirm.completeExceptionally(
+				new ForwardFailedException(ForwardFailedException.Kind.PUBLISH_ERROR, "connection lost"));
+
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.events.isEmpty());
+		await().during(Duration.ofMillis(300))
+			.atMost(Duration.ofSeconds(2))
+			.untilAsserted(() -> verify(this.forwarder).toTier(eq(QUEUE), any(AMQP.BasicProperties.class), eq(BODY)));
 		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
 	}
 
 	@Test
@@ -399,15 +433,75 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
-	void probeThatFailsGoesBackToItsQueueWithoutSpendingARetry() throws Exception {
+	void probeThatFailsIsHeldForTheNextProbeNeitherRetriedNorGivenBack() throws Exception {
 		RecordingGate probing = new RecordingGate(ListenerGate.Passage.PROBE);
-		RetryingMessageListener wrapper = wrapper(failing(new IllegalStateException("still down")), policy(3), probing);
+		AtomicInteger attempts = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			if (attempts.incrementAndGet() < 3) {
+				throw new IllegalStateException("still down");
+			}
+		}, policy(3), probing);
 
 		wrapper.onMessage(message(21, 0, null), this.channel);
 
-		verify(this.channel).basicNack(21, false, true);
+		assertThat(attempts).hasValue(3);
+		assertThat(probing.outcomes).containsExactly("failed", "failed", "succeeded");
+		verify(this.channel).basicAck(21, false);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
 		verifyNothingForwarded();
-		assertThat(probing.outcomes).containsExactly("failed");
+	}
+
+	@Test
+	void pausedListenerMovesAMessageTheBrokerHasCountedReturnsOfThroughTheSmallestTierWithoutSpendingARetry()
+			throws Exception {
+		RecordingGate paused = new RecordingGate(ListenerGate.Passage.PASS);
+		paused.paused = true;
+		AtomicInteger invocations = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> invocations.incrementAndGet(), policy(3), paused);
+		Message message = message(26, 0, null);
+		message.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 1L);
+		message.getMessageProperties().setHeader(RetryHeaders.BROKER_ACQUIRED_COUNT, 3L);
+
+		wrapper.onMessage(message, this.channel);
+
+		assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.TIER, "1s")
+			.doesNotContainKeys(RetryHeaders.COUNT, RetryHeaders.DUE, RetryHeaders.BROKER_DELIVERY_COUNT,
+					RetryHeaders.BROKER_ACQUIRED_COUNT);
+		assertThat(invocations).hasValue(0);
+		assertThat(paused.passages).isZero();
+		this.confirm.complete(null);
+		verify(this.channel, timeout(5000)).basicAck(26, false);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
+	void pausedListenerHoldsAMessageTheBrokerHasNeverCountedAReturnOf() throws Exception {
+		RecordingGate paused = new RecordingGate(ListenerGate.Passage.PASS);
+		paused.paused = true;
+		RetryingMessageListener wrapper = wrapper((message) -> {
+		}, policy(3), paused);
+
+		wrapper.onMessage(message(27, 0, null), this.channel);
+
+		assertThat(paused.passages).isOne();
+		verify(this.channel).basicAck(27, false);
+		verifyNothingForwarded();
+	}
+
+	@Test
+	void messageWhoseChannelClosedWhileItWaitedAtTheGateIsLeftToTheBroker() throws Exception {
+		AtomicInteger invocations = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> invocations.incrementAndGet(), policy(3));
+		given(this.channel.isOpen()).willReturn(false);
+
+		wrapper.onMessage(message(28, 0, null), this.channel);
+
+		assertThat(invocations).hasValue(0);
+		assertThat(this.gate.outcomes).containsExactly("ignored");
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+		verifyNothingForwarded();
 	}
 
 	@Test
@@ -482,12 +576,12 @@ class RetryingMessageListenerTests {
 		RetryEventPublisher eventPublisher = new RetryEventPublisher(this.events::add, Runnable::run);
 		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
 				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
-				PARKING_LOT, eventPublisher, new PendingRequeues(this.executors), List.copyOf(this.classifiers),
+				PARKING_LOT, eventPublisher, new HeldMessages(this.executors), List.copyOf(this.classifiers),
 				RetryObservations.DISABLED);
 		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
 				eventPublisher);
 		ForwardSender sender = new ForwardSender(this.forwarder, this.executors, notifications, runtime::newPause,
-				this.failurePause, 10, runtime.pendingRequeues(), RetryObservations.DISABLED);
+				this.failurePause, 10, runtime.heldMessages(), RetryObservations.DISABLED);
 		RetryableListenerInfo info = new RetryableListenerInfo("OrderListener#onOrder", "orders-listener",
 				List.of(QUEUE), "", policy, Object.class, null);
 		return new RetryingMessageListener(delegate, info, new RetryDecider(TIERS, policy), runtime, sender,
@@ -566,6 +660,10 @@ class RetryingMessageListenerTests {
 
 		final List<String> outcomes = new CopyOnWriteArrayList<>();
 
+		volatile boolean paused;
+
+		volatile int passages;
+
 		private final Passage passage;
 
 		RecordingGate(Passage passage) {
@@ -573,7 +671,13 @@ class RetryingMessageListenerTests {
 		}
 
 		@Override
+		public boolean isPaused() {
+			return this.paused;
+		}
+
+		@Override
 		public Passage awaitPassage() {
+			this.passages++;
 			return this.passage;
 		}
 

@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -90,7 +89,7 @@ class BrokerOutageIntegrationTests {
 	}
 
 	@Test
-	void retryStormWhileForwardsCannotReachTheBrokerPausesConsumersAndLosesNothing() {
+	void retryStormWhileForwardsCannotReachTheBrokerHoldsTheFailedMessagesAndLosesNothing() {
 		Map<String, Object> properties = properties();
 		properties.put("test.concurrency", 2);
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
@@ -100,26 +99,15 @@ class BrokerOutageIntegrationTests {
 				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
 
-			await().atMost(Duration.ofSeconds(10)).until(() -> !app.events().forwardFailures.isEmpty());
-			Instant windowStart = Instant.now();
-			// Consumers still receive, forwards cannot reach the broker: every failure
-			// waits out a pause before its message goes back, instead of spinning through
-			// redeliveries. The failures of one outage are one episode at a time (here
-			// 0.1 s, 0.2 s, 0.4 s, then 0.5 s each), so in 4 s each message is tried
-			// again about ten times at most; a hot loop would try it hundreds of times.
-			await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
-			Instant windowEnd = Instant.now();
-			Map<String, Long> attemptsDuringOutage = ids.stream()
-				.collect(Collectors.toMap((id) -> id, (id) -> app.deliveries()
-					.of(id)
-					.stream()
-					.filter((invocation) -> invocation.at().isAfter(windowStart) && invocation.at().isBefore(windowEnd))
-					.count()));
-			assertThat(attemptsDuringOutage.values()).as("attempts per message in 4 s without forwarding")
-				.allSatisfy((attempts) -> assertThat(attempts).isLessThanOrEqualTo(12));
-			// The requeues are nacks, never rejects: RabbitMQ 4.3 counts a reject towards
-			// a quorum work queue's delivery limit, and these messages are not at fault.
-			assertThat(app.frames().requeueingNacks()).isPositive();
+			// Consumers still receive, forwards cannot reach the broker: each failed
+			// message is held unacknowledged and its forward tried again after a pause
+			// (0.1 s, 0.2 s, 0.4 s, then 0.5 s per outage episode). It is neither given
+			// back to its queue, where a quorum queue would count the return, nor handed
+			// to the listener again: one attempt each, however often its forward fails.
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> ids.stream().allMatch((id) -> app.deliveries().count(id) == 1)
+						&& app.events().forwardFailures.size() >= 3 * ids.size());
+			assertThat(app.frames().requeueingNacks()).isZero();
 			assertThat(app.frames().rejects()).isZero();
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isZero());
 			assertThat(this.broker.count(topology.shortTierQueue())).isZero();
@@ -128,10 +116,11 @@ class BrokerOutageIntegrationTests {
 
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) == 1));
-			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().of(id)).last()
-				.extracting(InvocationRecorder.Invocation::retryCount)
-				.isEqualTo(1L));
+			assertThat(ids).allSatisfy(
+					(id) -> assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+						.containsExactly(0L, 1L));
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			assertThat(app.frames().requeueingNacks()).isZero();
 		}
 	}
 
@@ -201,43 +190,49 @@ class BrokerOutageIntegrationTests {
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().total() >= 50);
 
 			this.consumerProxy.cut();
-			await().pollDelay(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> true);
+			// The outage lasts until the listener's consumer has lost its connection.
+			await().atMost(Duration.ofSeconds(30)).until(() -> !app.events().consumerFailures.isEmpty());
 			this.consumerProxy.restore();
 
 			await().atMost(Duration.ofSeconds(90))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) >= 1));
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
-			long duplicates = ids.stream().mapToLong((id) -> app.deliveries().successes(id) - 1).sum();
-			System.out.println("Retry storm through a broker outage: 200 messages, " + duplicates + " processed twice");
+			// A message whose ack the outage swallowed is delivered again
+			// (at-least-once):
+			// processed twice at most, for one outage.
+			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isBetween(1L, 2L));
 		}
 	}
 
 	@Test
-	void quorumWorkQueueDeliveryLimitDropsAMessageWhoseForwardsKeepFailing() {
+	void quorumWorkQueueWithADeliveryLimitKeepsAMessageWhoseForwardsKeepFailing() {
 		Map<String, Object> properties = properties();
 		properties.put("test.limited", LIMITED);
 		properties.put("test.limited-with-dead-letters", LIMITED_WITH_DEAD_LETTERS);
 		properties.put("test.dead-letters", DEAD_LETTERS);
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
 			this.publisherProxy.cut();
-			String dropped = publish(LIMITED, "fail-until-retry:1");
+			String limited = publish(LIMITED, "fail-until-retry:1");
 			String deadLettered = publish(LIMITED_WITH_DEAD_LETTERS, "fail-until-retry:1");
 
-			// Each failed forward requeues the message, and the quorum queue counts every
-			// requeue as a delivery: past the limit the broker removes the message,
-			// whatever the application does.
+			// Their forwards fail far more often than the queues' delivery limit of 2:
+			// each message is held and forwarded again, never given back (a return would
+			// count on RabbitMQ 4.0 to 4.2, and the broker would drop or dead-letter it).
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> app.deliveries().count(dropped) == 3 && app.deliveries().count(deadLettered) == 3
-						&& this.broker.count(DEAD_LETTERS) == 1);
+				.until(() -> app.events().forwardFailuresOf(limited) >= 5
+						&& app.events().forwardFailuresOf(deadLettered) >= 5);
+			assertThat(app.frames().requeueingNacks()).isZero();
+			assertThat(app.deliveries().count(limited)).isOne();
+			assertThat(app.deliveries().count(deadLettered)).isOne();
+
 			this.publisherProxy.restore();
 
-			await().during(Duration.ofSeconds(3))
-				.atMost(Duration.ofSeconds(5))
-				.until(() -> app.deliveries().count(dropped) == 3 && app.deliveries().successes(dropped) == 0);
-			assertThat(this.broker.count(LIMITED)).isZero();
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> app.deliveries().successes(limited) == 1 && app.deliveries().successes(deadLettered) == 1);
+			assertThat(app.deliveries().of(limited)).extracting(InvocationRecorder.Invocation::retryCount)
+				.containsExactly(0L, 1L);
+			assertThat(this.broker.count(DEAD_LETTERS)).isZero();
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
-			assertThat(this.broker.drain(DEAD_LETTERS)).singleElement()
-				.satisfies((message) -> assertThat(message.properties().getMessageId()).isEqualTo(deadLettered));
 		}
 	}
 

@@ -7,10 +7,12 @@ import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 
+import org.springframework.amqp.rabbit.listener.ListenerContainerConsumerFailedEvent;
 import org.springframework.context.event.EventListener;
 
 /**
- * Records the starter's events, so that tests can see forwards fail and succeed.
+ * Records the starter's events, so that tests can see forwards fail and succeed, and the
+ * listener containers' consumer failures (a lost connection).
  */
 class RetryEvents {
 
@@ -19,6 +21,8 @@ class RetryEvents {
 	final List<RetryScheduledEvent> scheduled = new CopyOnWriteArrayList<>();
 
 	final List<MessageParkedEvent> parked = new CopyOnWriteArrayList<>();
+
+	final List<ListenerContainerConsumerFailedEvent> consumerFailures = new CopyOnWriteArrayList<>();
 
 	@EventListener
 	void onForwardFailed(ForwardFailedEvent event) {
@@ -33,6 +37,11 @@ class RetryEvents {
 	@EventListener
 	void onParked(MessageParkedEvent event) {
 		this.parked.add(event);
+	}
+
+	@EventListener
+	void onConsumerFailed(ListenerContainerConsumerFailedEvent event) {
+		this.consumerFailures.add(event);
 	}
 
 	long forwardFailuresOf(String messageId) {
