@@ -149,16 +149,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			return;
 		}
 		if (acknowledgement.countedReturns() > 0 && this.gate.isPaused()) {
-			// A paused listener holds its messages in its consumers. The broker has
-			// already
-			// counted returns of this one (a consumer timeout, a closed channel), which
-			// on
-			// a quorum queue spend its delivery limit: it waits in a tier instead, to
-			// come
-			// back as a new message, with no retry spent.
-			Duration tier = this.decider.postponementTier();
-			this.sender.send(delivery.forward(new Forward.Postpone(tier, acknowledgement.countedReturns()),
-					Forward.tierQueue(tier), HeaderChanges.forHop(tier)), acknowledgement);
+			postpone(delivery, acknowledgement);
 			return;
 		}
 		while (true) {
@@ -198,10 +189,15 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			if (retryable) {
 				this.gate.failed(took, failure);
 				if (passage == ListenerGate.Passage.PROBE) {
-					// Its downstream is still down: the consumer holds it for the next
-					// probe. No retry spent, nothing parked, and not given back to its
-					// queue, where a quorum queue would count the return (RabbitMQ 4.0 to
-					// 4.2 drop a message after 20).
+					// Its downstream is still down: no retry spent, nothing parked, and
+					// not given back to its queue, where a quorum queue would count the
+					// return (RabbitMQ 4.0 to 4.2 drop a message after 20). The consumer
+					// holds it for the next probe, unless the broker has counted returns
+					// of it.
+					if (acknowledgement.countedReturns() > 0) {
+						postpone(delivery, acknowledgement);
+						return;
+					}
 					continue;
 				}
 			}
@@ -212,6 +208,17 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			handleFailure(delivery, failure, retryable, acknowledgement);
 			return;
 		}
+	}
+
+	// A paused listener holds its messages in its consumers, and the broker takes them
+	// back when a consumer holds one too long (its consumer timeout closes the channel
+	// and puts back the messages prefetched with it). It has counted returns of this one,
+	// which on a quorum queue spend its delivery limit: it waits in a tier instead of in
+	// a consumer, to come back as a new message, with no retry spent.
+	private void postpone(Delivery delivery, Acknowledgement acknowledgement) {
+		Duration tier = this.decider.postponementTier();
+		this.sender.send(delivery.forward(new Forward.Postpone(tier, acknowledgement.countedReturns()),
+				Forward.tierQueue(tier), HeaderChanges.forHop(tier)), acknowledgement);
 	}
 
 	// Invoke the listener, with the policy's immediate retries on a first delivery.

@@ -121,7 +121,7 @@ class CircuitBreakerIntegrationTests {
 		// parked, while the paused listener keeps probing.
 		await().atMost(Duration.ofSeconds(30))
 			.until(() -> queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size() == MESSAGES
-					&& pausesOf("onProtected") >= 2);
+					&& protectedIds.stream().mapToLong(this.recorder::count).sum() >= 10);
 		this.downstream.down.set(false);
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));

@@ -476,6 +476,27 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
+	void failedProbeOfAMessageTheBrokerHasCountedReturnsOfIsMovedThroughATierNotHeld() throws Exception {
+		RecordingGate probing = new RecordingGate(ListenerGate.Passage.PROBE);
+		AtomicInteger attempts = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			attempts.incrementAndGet();
+			throw new IllegalStateException("still down");
+		}, policy(3), probing);
+		Message returned = message(29, 0, null);
+		returned.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 1L);
+
+		wrapper.onMessage(returned, this.channel);
+
+		assertThat(attempts).hasValue(1);
+		assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.TIER, "1s")
+			.doesNotContainKeys(RetryHeaders.COUNT, RetryHeaders.BROKER_DELIVERY_COUNT);
+		this.confirm.complete(null);
+		verify(this.channel, timeout(5000)).basicAck(29, false);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
 	void pausedListenerHoldsAMessageTheBrokerHasNeverCountedAReturnOf() throws Exception {
 		RecordingGate paused = new RecordingGate(ListenerGate.Passage.PASS);
 		paused.paused = true;

@@ -198,8 +198,7 @@ class BrokerOutageIntegrationTests {
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) >= 1));
 			assertThat(this.broker.count(topology.parkingLot())).isZero();
 			// A message whose ack the outage swallowed is delivered again
-			// (at-least-once):
-			// processed twice at most, for one outage.
+			// (at-least-once): processed twice at most, for one outage.
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isBetween(1L, 2L));
 		}
 	}

@@ -365,8 +365,8 @@ public final class LocalRabbitCluster implements HarnessBroker {
 			.toList();
 	}
 
-	// Nodes start and stop side by side, each on a thread of its own (the common pool
-	// may have one).
+	// Nodes start and stop side by side, each on a thread of its own (the common pool may
+	// have one).
 	private void onEveryNode(Consumer<LocalRabbitNode> action) {
 		ExecutorService executor = Executors.newFixedThreadPool(this.nodes.size());
 		try {
