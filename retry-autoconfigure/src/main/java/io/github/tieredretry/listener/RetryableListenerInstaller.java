@@ -147,7 +147,8 @@ public final class RetryableListenerInstaller {
 		this.registry.applied(info, listenerContainer);
 		warnAboutInexactDelays(listener, policy);
 		if (logger.isInfoEnabled()) {
-			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers);
+			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers
+					+ ", " + breaker.describe());
 		}
 	}
 
