@@ -21,8 +21,10 @@ public class RetryProperties {
 	/**
 	 * Whether tiered retries are enabled. When false, nothing is declared on the broker
 	 * and no listener is wrapped: a failure of a @RetryableListener then does what its
-	 * container does without retries, by default requeue and immediate redelivery in a
-	 * hot loop. A WARN at startup names those listeners.
+	 * container does without retries, by default requeue and immediate redelivery: a hot
+	 * loop from a classic queue, or from a quorum queue on RabbitMQ 3.x or 4.3+; dropped
+	 * (or dead-lettered) after 21 deliveries from a quorum queue on RabbitMQ 4.0 to 4.2.
+	 * A WARN at startup names those listeners.
 	 */
 	private boolean enabled = true;
 
