@@ -15,6 +15,8 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -161,6 +163,38 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 						"retry.policies.payments.breaker.wait-in-open-state", "'30' has no unit"),
 				Arguments.of("retry.publish.confirm-timeout=5000", "retry.publish.confirm-timeout",
 						"'5000' has no unit"));
+	}
+
+	@Test
+	void yamlNumbersWithoutAUnitFailStartupToo() {
+		// YAML's "delays: [2, 4, 8]" binds from Integer values, not from text.
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new MapPropertySource("application.yml", Map.of("retry.policies.flaky.delays[0]", 2))))
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property retry.policies.flaky.delays with value '2' is invalid")
+				.hasMessageContaining("Write '2ms' for milliseconds or '2s' for seconds"));
+	}
+
+	@Test
+	void environmentVariablesAreCheckedForUnitsButNotForUnknownKeys() {
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("RETRY_COUNT", "3"))))
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment",
+						Map.of("RETRY_DEFAULTS_INITIALINTERVAL", "500"))))
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("'500' has no unit"));
 	}
 
 	@Test
