@@ -188,7 +188,7 @@ final class RetryPropertyNames {
 				Node element = of(type.asCollection().getGeneric(0));
 				return new Node(Map.of(), null, element, element.isDuration());
 			}
-			if (resolved.getName().startsWith(RetryProperties.class.getName())) {
+			if (resolved.getPackageName().equals(RetryProperties.class.getPackageName())) {
 				Map<String, Node> children = new LinkedHashMap<>();
 				for (PropertyDescriptor descriptor : BeanUtils.getPropertyDescriptors(resolved)) {
 					if (descriptor.getReadMethod() != null && !"class".equals(descriptor.getName())) {
