@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.topology.QueueType;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -21,8 +20,10 @@ public class RetryProperties {
 	/**
 	 * Whether tiered retries are enabled. When false, nothing is declared on the broker
 	 * and no listener is wrapped: a failure of a @RetryableListener then does what its
-	 * container does without retries, by default requeue and immediate redelivery in a
-	 * hot loop. A WARN at startup names those listeners.
+	 * container does without retries, by default requeue and immediate redelivery: a hot
+	 * loop from a classic queue, or from a quorum queue on RabbitMQ 3.x or 4.3+; dropped
+	 * (or dead-lettered) after 21 deliveries from a quorum queue on RabbitMQ 4.0 to 4.2.
+	 * A WARN at startup names those listeners.
 	 */
 	private boolean enabled = true;
 
@@ -55,7 +56,8 @@ public class RetryProperties {
 	 * Retry settings for every retryable listener, unless its policy or annotation says
 	 * otherwise.
 	 */
-	private final Policy defaults = new Policy();
+	@NestedConfigurationProperty
+	private final RetryPolicyProperties defaults = new RetryPolicyProperties();
 
 	/**
 	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has
@@ -63,7 +65,7 @@ public class RetryProperties {
 	 * max-interval, immediate-retries, timeout, retry-on, no-retry-on); keys left unset
 	 * come from retry.defaults.
 	 */
-	private final Map<String, Policy> policies = new LinkedHashMap<>();
+	private final Map<String, RetryPolicyProperties> policies = new LinkedHashMap<>();
 
 	private final Headers headers = new Headers();
 
@@ -105,11 +107,11 @@ public class RetryProperties {
 		this.parkingLot = parkingLot;
 	}
 
-	public Policy getDefaults() {
+	public RetryPolicyProperties getDefaults() {
 		return this.defaults;
 	}
 
-	public Map<String, Policy> getPolicies() {
+	public Map<String, RetryPolicyProperties> getPolicies() {
 		return this.policies;
 	}
 
@@ -127,243 +129,6 @@ public class RetryProperties {
 
 	public Topology getTopology() {
 		return this.topology;
-	}
-
-	/**
-	 * One retry policy. Unset fields inherit: a named policy from retry.defaults,
-	 * retry.defaults from the built-in values ({@code PolicyLayer.BUILT_IN}, shown as the
-	 * defaults of the retry.defaults.* keys).
-	 */
-	public static class Policy {
-
-		/**
-		 * Retries after the first attempt (Spring Boot's listener retry counts the same
-		 * way since 4.1: max-retries 3 there is max-retries 3 here).
-		 */
-		private @Nullable Integer maxRetries;
-
-		/**
-		 * Delays before retry 1, 2, ... (the last one repeats), for example '10s, 100s,
-		 * 1h'. Overrides the exponential back-off.
-		 */
-		private List<Duration> delays = new ArrayList<>();
-
-		/**
-		 * Exponential back-off: delay before the first retry.
-		 */
-		private @Nullable Duration initialInterval;
-
-		/**
-		 * Exponential back-off: factor between consecutive delays, at least 1.0.
-		 */
-		private @Nullable Double multiplier;
-
-		/**
-		 * Exponential back-off: longest delay.
-		 */
-		private @Nullable Duration maxInterval;
-
-		/**
-		 * In-place retries, without delay, before the first tiered retry (they block the
-		 * consumer thread briefly, so keep them few).
-		 */
-		private @Nullable Integer immediateRetries;
-
-		/**
-		 * No retry is scheduled to fall due later than the first failure plus this; the
-		 * message is parked with reason 'timeout' instead.
-		 */
-		private @Nullable Duration timeout;
-
-		/**
-		 * Fully qualified names of exceptions that are retried, matched through the cause
-		 * chain. Empty means every exception.
-		 */
-		private List<String> retryOn = new ArrayList<>();
-
-		/**
-		 * Fully qualified names of exceptions that are never retried (the message is
-		 * parked at once), matched through the cause chain. Wins over retry-on.
-		 */
-		private List<String> noRetryOn = new ArrayList<>();
-
-		/**
-		 * Circuit breaker of the listeners of this policy.
-		 */
-		@NestedConfigurationProperty
-		private final Breaker breaker = new Breaker();
-
-		public @Nullable Integer getMaxRetries() {
-			return this.maxRetries;
-		}
-
-		public void setMaxRetries(@Nullable Integer maxRetries) {
-			this.maxRetries = maxRetries;
-		}
-
-		public List<Duration> getDelays() {
-			return this.delays;
-		}
-
-		public void setDelays(List<Duration> delays) {
-			this.delays = delays;
-		}
-
-		public @Nullable Duration getInitialInterval() {
-			return this.initialInterval;
-		}
-
-		public void setInitialInterval(@Nullable Duration initialInterval) {
-			this.initialInterval = initialInterval;
-		}
-
-		public @Nullable Double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(@Nullable Double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public @Nullable Duration getMaxInterval() {
-			return this.maxInterval;
-		}
-
-		public void setMaxInterval(@Nullable Duration maxInterval) {
-			this.maxInterval = maxInterval;
-		}
-
-		public @Nullable Integer getImmediateRetries() {
-			return this.immediateRetries;
-		}
-
-		public void setImmediateRetries(@Nullable Integer immediateRetries) {
-			this.immediateRetries = immediateRetries;
-		}
-
-		public @Nullable Duration getTimeout() {
-			return this.timeout;
-		}
-
-		public void setTimeout(@Nullable Duration timeout) {
-			this.timeout = timeout;
-		}
-
-		public List<String> getRetryOn() {
-			return this.retryOn;
-		}
-
-		public void setRetryOn(List<String> retryOn) {
-			this.retryOn = retryOn;
-		}
-
-		public List<String> getNoRetryOn() {
-			return this.noRetryOn;
-		}
-
-		public void setNoRetryOn(List<String> noRetryOn) {
-			this.noRetryOn = noRetryOn;
-		}
-
-		public Breaker getBreaker() {
-			return this.breaker;
-		}
-
-	}
-
-	/**
-	 * A listener's circuit breaker: while its failures spike (its downstream is down),
-	 * its consumers pause instead of running every message through its retries. Needs
-	 * io.github.resilience4j:resilience4j-circuitbreaker. Unset fields inherit like the
-	 * policy's.
-	 */
-	public static class Breaker {
-
-		/**
-		 * Whether listeners of this policy have a circuit breaker. Built-in default:
-		 * false.
-		 */
-		private @Nullable Boolean enabled;
-
-		/**
-		 * Failure rate, in percent, of the latest messages at or above which the listener
-		 * pauses. Failures no retry fixes (no-retry-on, unconvertible payloads) do not
-		 * count. Built-in default: 50.
-		 */
-		private @Nullable Float failureRateThreshold;
-
-		/**
-		 * How many of the latest outcomes the failure rate is computed over. Built-in
-		 * default: 20.
-		 */
-		private @Nullable Integer slidingWindowSize;
-
-		/**
-		 * How many outcomes are needed before the listener may pause. Built-in default:
-		 * 10.
-		 */
-		private @Nullable Integer minimumCalls;
-
-		/**
-		 * How long the listener pauses before it tries a few messages again. Built-in
-		 * default: 30s.
-		 */
-		private @Nullable Duration waitInOpenState;
-
-		/**
-		 * How many messages a paused listener tries before it resumes (all succeed) or
-		 * pauses again. Built-in default: 3.
-		 */
-		private @Nullable Integer probesInHalfOpenState;
-
-		public @Nullable Boolean getEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(@Nullable Boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public @Nullable Float getFailureRateThreshold() {
-			return this.failureRateThreshold;
-		}
-
-		public void setFailureRateThreshold(@Nullable Float failureRateThreshold) {
-			this.failureRateThreshold = failureRateThreshold;
-		}
-
-		public @Nullable Integer getSlidingWindowSize() {
-			return this.slidingWindowSize;
-		}
-
-		public void setSlidingWindowSize(@Nullable Integer slidingWindowSize) {
-			this.slidingWindowSize = slidingWindowSize;
-		}
-
-		public @Nullable Integer getMinimumCalls() {
-			return this.minimumCalls;
-		}
-
-		public void setMinimumCalls(@Nullable Integer minimumCalls) {
-			this.minimumCalls = minimumCalls;
-		}
-
-		public @Nullable Duration getWaitInOpenState() {
-			return this.waitInOpenState;
-		}
-
-		public void setWaitInOpenState(@Nullable Duration waitInOpenState) {
-			this.waitInOpenState = waitInOpenState;
-		}
-
-		public @Nullable Integer getProbesInHalfOpenState() {
-			return this.probesInHalfOpenState;
-		}
-
-		public void setProbesInHalfOpenState(@Nullable Integer probesInHalfOpenState) {
-			this.probesInHalfOpenState = probesInHalfOpenState;
-		}
-
 	}
 
 	/**

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.tieredretry.autoconfigure.RetryProperties.Policy;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.policy.BreakerLayer;
@@ -71,7 +70,7 @@ final class RetrySettings {
 		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers);
 	}
 
-	private static BreakerLayer breakerLayer(String prefix, RetryProperties.Breaker breaker) {
+	private static BreakerLayer breakerLayer(String prefix, RetryPolicyProperties.Breaker breaker) {
 		BreakerLayer layer = new BreakerLayer(breaker.getEnabled(), breaker.getFailureRateThreshold(),
 				breaker.getSlidingWindowSize(), breaker.getMinimumCalls(), breaker.getWaitInOpenState(),
 				breaker.getProbesInHalfOpenState());
@@ -120,7 +119,7 @@ final class RetrySettings {
 		return publish;
 	}
 
-	private static PolicyLayer layer(String prefix, Policy policy, @Nullable ClassLoader classLoader) {
+	private static PolicyLayer layer(String prefix, RetryPolicyProperties policy, @Nullable ClassLoader classLoader) {
 		PolicyLayer layer = new PolicyLayer(policy.getMaxRetries(), policy.getDelays(), policy.getInitialInterval(),
 				policy.getMultiplier(), policy.getMaxInterval(), policy.getImmediateRetries(), policy.getTimeout(),
 				exceptionTypes(prefix + ".retry-on", policy.getRetryOn(), classLoader),

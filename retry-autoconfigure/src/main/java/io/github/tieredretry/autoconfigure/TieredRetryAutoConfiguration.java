@@ -45,6 +45,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
 /**
@@ -74,7 +75,10 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	RetryTopology retryTopology(RetryProperties properties) {
+	RetryTopology retryTopology(RetryProperties properties, Environment environment) {
+		// Every bean of the starter needs the topology: the keys as written are checked
+		// before any of them is used.
+		RetryPropertyNames.check(environment);
 		return new RetryTopology(RetrySettings.tiers(properties), properties.getQueueType(),
 				RetrySettings.parkingLot(properties));
 	}

@@ -69,9 +69,17 @@ final class UnprotectedListenersWarning implements BeanPostProcessor, SmartIniti
 		if (!this.environment.getProperty(prefix + "default-requeue-rejected", Boolean.class, true)) {
 			return "A message they fail on is not retried, " + rejected;
 		}
-		return "A message they fail on is requeued and redelivered at once, again and again: a hot loop that "
-				+ "never ends while the failure lasts (" + prefix + "default-requeue-rejected=false would drop or "
-				+ "dead-letter it instead).";
+		// Spring AMQP requeues with basic.nack(requeue=true). Quorum queues count
+		// requeues
+		// towards their delivery limit (20 by default) from RabbitMQ 4.0 on, but 4.3
+		// counts
+		// basic.reject only (RetryDisabledIntegrationTests).
+		return "A message they fail on is requeued (basic.nack with requeue=true) and delivered again at once. "
+				+ "From a classic queue (any RabbitMQ version), and from a quorum queue on RabbitMQ 3.x or 4.3 and "
+				+ "later, it comes back again and again: a hot loop while the failure lasts. From a quorum queue on "
+				+ "RabbitMQ 4.0 to 4.2 it is delivered 21 times within a second, then dropped by its delivery limit "
+				+ "(20 by default), or dead-lettered if the queue has a dead-letter exchange. " + prefix
+				+ "default-requeue-rejected=false drops or dead-letters it after its first failure instead.";
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.github.tieredretry.forwarding;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -9,17 +8,12 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.ConfirmListener;
-import com.rabbitmq.client.ReturnListener;
-import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import io.github.tieredretry.broker.RealChannels;
 import org.jspecify.annotations.Nullable;
@@ -112,12 +106,12 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	public CompletableFuture<Void> publish(String exchange, String routingKey, AMQP.BasicProperties properties,
 			byte[] body) {
-		return publish(new Publication(exchange, routingKey, properties, body, false));
+		return publish(new Publication(this, exchange, routingKey, properties, body, false));
 	}
 
 	private CompletableFuture<Void> publish(Publication publication) {
 		submit(publication);
-		return publication.result;
+		return publication.result();
 	}
 
 	/**
@@ -132,7 +126,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 * @throws ForwardFailedException when the publish was not confirmed
 	 */
 	public void publishAndWait(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body) {
-		CompletableFuture<Void> result = publish(new Publication(exchange, routingKey, properties, body, true));
+		CompletableFuture<Void> result = publish(new Publication(this, exchange, routingKey, properties, body, true));
 		try {
 			// The publish's own timeout settles it; this bound only guards against a
 			// publisher thread that waits for a channel the broker does not give.
@@ -172,7 +166,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 			}
 			PublisherBlockedState.Blocked blocked = this.blockedState.current();
 			if (blocked != null) {
-				if (publication.failIfBlocked) {
+				if (publication.failIfBlocked()) {
 					publication.fail(ForwardFailedException.Kind.BLOCKED,
 							"RabbitMQ blocks publishing (" + blocked.reason() + "); nothing was published", null);
 				}
@@ -291,6 +285,22 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 	}
 
+	String username() {
+		return this.connectionFactory.getUsername();
+	}
+
+	RetryExecutors executors() {
+		return this.executors;
+	}
+
+	Duration confirmTimeout() {
+		return this.confirmTimeout;
+	}
+
+	boolean isClosed() {
+		return this.closed;
+	}
+
 	private void settledOne() {
 		if (this.unsettled.decrementAndGet() == 0) {
 			synchronized (this.allSettled) {
@@ -299,199 +309,10 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 	}
 
-	/** One publish, on a channel of its own until it is settled. */
-	private final class Publication implements ConfirmListener, ReturnListener, ShutdownListener {
-
-		private final String exchange;
-
-		private final String routingKey;
-
-		private final AMQP.BasicProperties properties;
-
-		private final byte[] body;
-
-		/**
-		 * Whether a blocked broker fails this publish (its caller waits) rather than
-		 * holding it.
-		 */
-		private final boolean failIfBlocked;
-
-		private final CompletableFuture<Void> result = new CompletableFuture<>();
-
-		private final AtomicBoolean settled = new AtomicBoolean();
-
-		/**
-		 * The cached channel as checked out, to give back; every call goes to
-		 * {@link #target}.
-		 */
-		private @Nullable Channel channel;
-
-		private @Nullable Channel target;
-
-		private volatile long sequenceNumber;
-
-		private volatile @Nullable String returned;
-
-		private volatile @Nullable ScheduledFuture<?> timeout;
-
-		Publication(String exchange, String routingKey, AMQP.BasicProperties properties, byte[] body,
-				boolean failIfBlocked) {
-			this.exchange = exchange;
-			this.routingKey = routingKey;
-			this.properties = properties;
-			this.body = body;
-			this.failIfBlocked = failIfBlocked;
-		}
-
-		/**
-		 * On the publisher thread, holding a channel slot.
-		 * @param cachedChannel the slot's channel
-		 */
-		void publishOn(Channel cachedChannel) {
-			Channel real = RealChannels.target(cachedChannel);
-			this.channel = cachedChannel;
-			this.target = real;
-			try {
-				real.addReturnListener(this);
-				real.addConfirmListener(this);
-				real.addShutdownListener(this);
-				scheduleTimeout();
-				AMQP.BasicProperties publishable = ForwardedProperties.publishable(this.properties,
-						ConfirmedPublisher.this.connectionFactory.getUsername(), this.body.length,
-						real.getConnection().getFrameMax());
-				this.sequenceNumber = real.getNextPublishSeqNo();
-				real.basicPublish(this.exchange, this.routingKey, true, publishable, this.body);
-				if (!real.isOpen()) {
-					// Closed between the listeners and the publish: the shutdown listener
-					// may have run before this publish existed.
-					settle(failure(closeReason(real)));
-				}
-			}
-			catch (IOException | RuntimeException ex) {
-				settle(failure(errorKind(ex), ex.getMessage(), ex));
-			}
-		}
-
-		private void scheduleTimeout() {
-			try {
-				this.timeout = ConfirmedPublisher.this.executors.schedule(this::timedOut,
-						ConfirmedPublisher.this.confirmTimeout, Runnable::run);
-			}
-			catch (RejectedExecutionException ex) {
-				throw new IllegalStateException("the publisher is closed", ex);
-			}
-		}
-
-		private void timedOut() {
-			if (ConfirmedPublisher.this.blockedState.isBlocked() && !ConfirmedPublisher.this.closed) {
-				// The broker does not read the connection until its alarm clears: the
-				// confirm is late, not lost.
-				scheduleTimeout();
-				return;
-			}
-			settle(failure(ForwardFailedException.Kind.TIMEOUT,
-					"no confirm within " + ConfirmedPublisher.this.confirmTimeout.toMillis() + " ms", null));
-		}
-
-		@Override
-		public void handleReturn(int replyCode, String replyText, String exchange, String routingKey,
-				AMQP.BasicProperties properties, byte[] body) {
-			// The broker sends a return before the confirm of the same publish.
-			this.returned = replyCode + " " + replyText;
-		}
-
-		@Override
-		public void handleAck(long deliveryTag, boolean multiple) {
-			if (isForThisPublish(deliveryTag, multiple)) {
-				String unroutable = this.returned;
-				settle((unroutable != null) ? new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
-						"Broker returned the message published to " + describe() + ": " + unroutable) : null);
-			}
-		}
-
-		@Override
-		public void handleNack(long deliveryTag, boolean multiple) {
-			if (isForThisPublish(deliveryTag, multiple)) {
-				settle(failure(ForwardFailedException.Kind.NACKED, "nacked by the broker", null));
-			}
-		}
-
-		private boolean isForThisPublish(long deliveryTag, boolean multiple) {
-			return deliveryTag == this.sequenceNumber || (multiple && deliveryTag > this.sequenceNumber);
-		}
-
-		@Override
-		public void shutdownCompleted(ShutdownSignalException cause) {
-			// A missing exchange (404), a refused message (406), lost access or
-			// connection: no confirm will come.
-			settle(failure(cause));
-		}
-
-		private ForwardFailedException failure(@Nullable ShutdownSignalException cause) {
-			return (cause != null) ? failure(errorKind(cause), "channel closed: " + cause.getMessage(), cause)
-					: failure(ForwardFailedException.Kind.PUBLISH_ERROR, "channel closed", null);
-		}
-
-		private ForwardFailedException failure(ForwardFailedException.Kind kind, @Nullable String problem,
-				@Nullable Throwable cause) {
-			String message = "Publish to " + describe() + " failed: " + problem;
-			return (cause != null) ? new ForwardFailedException(kind, message, cause)
-					: new ForwardFailedException(kind, message);
-		}
-
-		/**
-		 * Before a channel was taken.
-		 * @param kind what went wrong
-		 * @param problem the problem, for the exception's message
-		 * @param cause the cause, if any
-		 */
-		void fail(ForwardFailedException.Kind kind, String problem, @Nullable Throwable cause) {
-			if (this.settled.compareAndSet(false, true)) {
-				this.result.completeExceptionally(failure(kind, problem, cause));
-			}
-		}
-
-		// Settle once: on the I/O thread (confirm, return, shutdown), the timer or the
-		// publisher thread. Only quick work here; giving the channel back happens on
-		// other threads.
-		private void settle(@Nullable ForwardFailedException failure) {
-			if (!this.settled.compareAndSet(false, true)) {
-				return;
-			}
-			ScheduledFuture<?> scheduledTimeout = this.timeout;
-			if (scheduledTimeout != null) {
-				scheduledTimeout.cancel(false);
-			}
-			Channel real = this.target;
-			Channel cached = this.channel;
-			if (real != null && cached != null) {
-				real.removeReturnListener(this);
-				real.removeConfirmListener(this);
-				real.removeShutdownListener(this);
-				// Confirmed (or returned, which is confirmed too): nothing can arrive for
-				// it any more.
-				boolean reusable = (failure == null || failure.getKind() == ForwardFailedException.Kind.RETURNED)
-						&& real.isOpen();
-				giveBack(cached, reusable);
-			}
-			if (failure == null) {
-				this.result.complete(null);
-			}
-			else {
-				this.result.completeExceptionally(failure);
-			}
-		}
-
-		private String describe() {
-			return ConfirmedPublisher.describe(this.exchange, this.routingKey);
-		}
-
-	}
-
 	// Give a channel back to the cache (no broker round trip) or close it for good (on
 	// the maintenance thread: a close waits for the broker's reply), then free its slot;
 	// on the publisher thread, so that the next publish finds the channel in the cache.
-	private void giveBack(Channel channel, boolean reusable) {
+	void giveBack(Channel channel, boolean reusable) {
 		try {
 			this.executors.publisher().execute(() -> {
 				if (reusable) {
@@ -518,10 +339,6 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		}
 	}
 
-	private static @Nullable ShutdownSignalException closeReason(Channel channel) {
-		return channel.getCloseReason();
-	}
-
 	/**
 	 * A publish to an exchange that does not exist closes the channel with 404; it shows
 	 * up as the cause of whatever the next channel operation throws.
@@ -542,7 +359,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		return ForwardFailedException.Kind.PUBLISH_ERROR;
 	}
 
-	private static String describe(String exchange, String routingKey) {
+	static String describe(String exchange, String routingKey) {
 		return "exchange '" + exchange + "' with routing key '" + routingKey + "'";
 	}
 

@@ -1,33 +1,17 @@
 package io.github.tieredretry.parkinglot;
 
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
-import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.observation.RetryObservations;
-import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
 
 /**
  * Looks at, groups, replays and purges parked messages, without ever losing one.
@@ -42,37 +26,12 @@ import org.springframework.scheduling.concurrent.CustomizableThreadFactory;
  * messages for long; a replay in the background ({@link #startReplay}) can be watched and
  * stopped.
  * <p>
- * Every argument is checked here; a request that cannot be served fails with a
- * {@link ParkingLotRequestException} that says why.
+ * Every argument is checked; a request that cannot be served fails with a
+ * {@link ParkingLotRequestException} that says why. This class is the façade: peek and
+ * groups are here, replays live in {@link ParkingLotReplays} (each one a
+ * {@link ReplayRun}) and purges in {@link ParkingLotPurges}.
  */
 public final class ParkingLotService implements AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(ParkingLotService.class);
-
-	/** Header counting how often a message was replayed from the parking lot. */
-	public static final String REPLAY_COUNT = RetryHeaders.REPLAY_COUNT;
-
-	/** Header with the time of the message's latest replay, epoch milliseconds. */
-	public static final String REPLAYED_AT = RetryHeaders.REPLAYED_AT;
-
-	/**
-	 * A replayed message's origin queue does not exist:
-	 * {@link StayReason#ORIGIN_QUEUE_MISSING}.
-	 */
-	public static final String ORIGIN_QUEUE_MISSING = StayReason.ORIGIN_QUEUE_MISSING.value();
-
-	/** A parked message names no origin queue: {@link StayReason#NO_ORIGIN_QUEUE}. */
-	public static final String NO_ORIGIN_QUEUE = StayReason.NO_ORIGIN_QUEUE.value();
-
-	/**
-	 * A replay's publish was nacked or not confirmed: {@link StayReason#PUBLISH_FAILED}.
-	 */
-	public static final String PUBLISH_FAILED = StayReason.PUBLISH_FAILED.value();
-
-	/**
-	 * RabbitMQ blocks publishing (a resource alarm): {@link StayReason#BROKER_BLOCKED}.
-	 */
-	public static final String BROKER_BLOCKED = StayReason.BROKER_BLOCKED.value();
 
 	/** How many parked messages a peek returns unless told otherwise. */
 	public static final int DEFAULT_PEEK_LIMIT = 20;
@@ -91,21 +50,9 @@ public final class ParkingLotService implements AutoCloseable {
 
 	private final ParkingLotScanner scanner;
 
-	private final Replayer replayer;
+	private final ParkingLotReplays replays;
 
-	private final ReplaySettings replaySettings;
-
-	private final RetryObservations observations;
-
-	private final Clock clock;
-
-	/** One replay at a time, in the background or in a caller's thread. */
-	private final Semaphore replayPermit = new Semaphore(1);
-
-	private final ExecutorService replayExecutor = Executors
-		.newSingleThreadExecutor(daemonThreads("tiered-retry-replay-"));
-
-	private volatile @Nullable BackgroundReplay lastReplay;
+	private final ParkingLotPurges purges;
 
 	/**
 	 * Create a service for a parking lot with the default replay settings.
@@ -149,10 +96,8 @@ public final class ParkingLotService implements AutoCloseable {
 	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer,
 			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
 		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
-		this.replayer = replayer;
-		this.replaySettings = replaySettings;
-		this.observations = observations;
-		this.clock = clock;
+		this.replays = new ParkingLotReplays(this.scanner, replayer, replaySettings, observations, clock);
+		this.purges = new ParkingLotPurges(this.scanner);
 	}
 
 	/**
@@ -168,7 +113,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the settings
 	 */
 	public ReplaySettings replaySettings() {
-		return this.replaySettings;
+		return this.replays.replaySettings();
 	}
 
 	/**
@@ -203,13 +148,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when a purge of everything lacks {@code all}
 	 */
 	public PurgeResult purgeAsRequested(ParkingLotRequest request) {
-		if (request.filter().matchesAll() && !request.all() && !request.dryRun()) {
-			throw new ParkingLotRequestException("A purge without a filter removes every parked message of '"
-					+ parkingLot() + "', also those of other applications that share it: say all=true to do that, "
-					+ "or filter (queue, group, exception, reason, parkedAfter, parkedBefore, messageId)");
-		}
-		return request.dryRun() ? previewPurge(request.filter(), request.scanLimitOrDefault())
-				: purgeMatching(request.filter());
+		return this.purges.purgeAsRequested(request);
 	}
 
 	/**
@@ -232,10 +171,10 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
 	public PeekResult peek(ParkedMessageFilter filter, int limit, int scanLimit) {
-		checkRange("limit", limit, MAX_PEEK_LIMIT);
-		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
+		ParkedMessageLooker.checkRange("limit", limit, MAX_PEEK_LIMIT);
+		ParkedMessageLooker.checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
 		List<ParkedMessage> messages = new ArrayList<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, messages::add) {
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new ParkedMessageLooker(filter, messages::add) {
 
 			@Override
 			public boolean wantsMore() {
@@ -244,7 +183,7 @@ public final class ParkingLotService implements AutoCloseable {
 
 		});
 		return new PeekResult(parkingLot(), pass.depth(), pass.count(),
-				messages.size() < limit && isPartial(pass, scanLimit), messages);
+				messages.size() < limit && ParkedMessageLooker.isPartial(pass, scanLimit), messages);
 	}
 
 	/**
@@ -255,13 +194,14 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
 	public FailureGroups groups(ParkedMessageFilter filter, int scanLimit) {
-		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
+		ParkedMessageLooker.checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
 		Map<String, FailureGroup> groups = new LinkedHashMap<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, (message) -> groups
+		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new ParkedMessageLooker(filter, (message) -> groups
 			.merge(message.group(), FailureGroup.of(message), (group, one) -> group.with(message))));
 		List<FailureGroup> largestFirst = new ArrayList<>(groups.values());
 		largestFirst.sort(Comparator.comparingLong(FailureGroup::count).reversed());
-		return new FailureGroups(parkingLot(), pass.depth(), pass.count(), isPartial(pass, scanLimit), largestFirst);
+		return new FailureGroups(parkingLot(), pass.depth(), pass.count(),
+				ParkedMessageLooker.isPartial(pass, scanLimit), largestFirst);
 	}
 
 	/**
@@ -289,13 +229,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ReplayInProgressException when another replay runs
 	 */
 	public ReplayResult replayMatching(ParkedMessageFilter filter, @Nullable Integer limit) {
-		ReplayRun run = newReplay(filter, limit, new ReplayControl());
-		try {
-			return logged(run, run.run());
-		}
-		finally {
-			this.replayPermit.release();
-		}
+		return this.replays.replayMatching(filter, limit);
 	}
 
 	/**
@@ -309,19 +243,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @see #replayMatching(ParkedMessageFilter, Integer)
 	 */
 	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
-		ReplayControl control = new ReplayControl();
-		ReplayRun run = newReplay(filter, limit, control);
-		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit, run,
-				control);
-		try {
-			this.replayExecutor.execute(replay::run);
-		}
-		catch (RuntimeException ex) {
-			this.replayPermit.release();
-			throw ex;
-		}
-		this.lastReplay = replay;
-		return replay.status();
+		return this.replays.startReplay(filter, limit);
 	}
 
 	/**
@@ -329,8 +251,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return its status, or {@code null} if no replay was started in the background
 	 */
 	public @Nullable ReplayStatus replayStatus() {
-		BackgroundReplay replay = this.lastReplay;
-		return (replay != null) ? replay.status() : null;
+		return this.replays.replayStatus();
 	}
 
 	/**
@@ -340,12 +261,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return its status, or {@code null} if no replay was started in the background
 	 */
 	public @Nullable ReplayStatus stopReplay() {
-		BackgroundReplay replay = this.lastReplay;
-		if (replay == null) {
-			return null;
-		}
-		replay.control.stop();
-		return replay.status();
+		return this.replays.stopReplay();
 	}
 
 	/**
@@ -357,27 +273,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
 	public ReplayPreview previewReplay(ParkedMessageFilter filter, @Nullable Integer limit, int scanLimit) {
-		checkReplayLimit(limit);
-		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
-		int[] wouldMove = { 0 };
-		Map<String, Integer> stayedByReason = new TreeMap<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new Looker(filter, (message) -> {
-			if (message.originQueue() != null) {
-				wouldMove[0]++;
-			}
-			else {
-				stayedByReason.merge(NO_ORIGIN_QUEUE, 1, Integer::sum);
-			}
-		}) {
-
-			@Override
-			public boolean wantsMore() {
-				return limit == null || matched() < limit;
-			}
-
-		});
-		int wouldStay = stayedByReason.values().stream().mapToInt(Integer::intValue).sum();
-		return new ReplayPreview(wouldMove[0], wouldStay, stayedByReason, pass.count(), isPartial(pass, scanLimit));
+		return this.replays.previewReplay(filter, limit, scanLimit);
 	}
 
 	/**
@@ -396,31 +292,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return what was removed
 	 */
 	public PurgeResult purgeMatching(ParkedMessageFilter filter) {
-		if (filter.matchesAll()) {
-			long purged = this.scanner.purgeAll();
-			logger.info("Purged " + purged + " parked message(s) from '" + parkingLot() + "'");
-			return new PurgeResult(parkingLot(), false, purged, purged, 0, false);
-		}
-		long[] purged = { 0 };
-		ParkingLotScanner.Pass pass = this.scanner.pass(Long.MAX_VALUE, new ParkingLotScanner.Visitor() {
-
-			@Override
-			public boolean wantsMore() {
-				return true;
-			}
-
-			@Override
-			public Decision visit(GetResponse message) {
-				if (filter.matches(ParkedMessages.describe(message))) {
-					purged[0]++;
-					return Decision.REMOVE;
-				}
-				return Decision.KEEP;
-			}
-
-		});
-		logger.info("Purged " + purged[0] + " parked message(s) matching " + filter + " from '" + parkingLot() + "'");
-		return new PurgeResult(parkingLot(), false, purged[0], purged[0], pass.count(), false);
+		return this.purges.purgeMatching(filter);
 	}
 
 	/**
@@ -431,11 +303,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
 	public PurgeResult previewPurge(ParkedMessageFilter filter, int scanLimit) {
-		checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
-		Looker looker = new Looker(filter, (message) -> {
-		});
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, looker);
-		return new PurgeResult(parkingLot(), true, looker.matched(), 0, pass.count(), isPartial(pass, scanLimit));
+		return this.purges.previewPurge(filter, scanLimit);
 	}
 
 	/**
@@ -443,167 +311,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		BackgroundReplay replay = this.lastReplay;
-		if (replay != null) {
-			replay.control.stop();
-		}
-		this.replayExecutor.shutdown();
-		try {
-			this.replayExecutor.awaitTermination(10, TimeUnit.SECONDS);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private ReplayRun newReplay(ParkedMessageFilter filter, @Nullable Integer limit, ReplayControl control) {
-		checkReplayLimit(limit);
-		if (!this.replayPermit.tryAcquire()) {
-			throw new ReplayInProgressException("A replay from '" + parkingLot()
-					+ "' is running: wait for it to end, or stop it, before starting another");
-		}
-		return new ReplayRun(this.scanner::pass, this.replayer, filter, limit, this.replaySettings, control,
-				this.observations, this.clock);
-	}
-
-	private ReplayResult logged(ReplayRun run, ReplayResult result) {
-		if (result.moved() > 0 || result.stayed() > 0 || run.stoppedBecause() != null) {
-			logger.info("Replayed " + result.moved() + " parked message(s) matching " + run.filter() + " from '"
-					+ parkingLot() + "'; " + result.stayed() + " stayed " + result.stayedByReason()
-					+ ((run.stoppedBecause() != null) ? "; stopped: " + run.stoppedBecause() : ""));
-		}
-		return result;
-	}
-
-	private static void checkReplayLimit(@Nullable Integer limit) {
-		if (limit != null && limit < 1) {
-			throw new ParkingLotRequestException("limit must be at least 1 but was " + limit);
-		}
-	}
-
-	private static void checkRange(String name, int value, int max) {
-		if (value < 1 || value > max) {
-			throw new ParkingLotRequestException(name + " must be between 1 and " + max + " but was " + value);
-		}
-	}
-
-	private static boolean isPartial(ParkingLotScanner.Pass pass, int scanLimit) {
-		return pass.count() >= scanLimit && pass.count() < pass.depth();
-	}
-
-	private static CustomizableThreadFactory daemonThreads(String prefix) {
-		CustomizableThreadFactory threads = new CustomizableThreadFactory(prefix);
-		threads.setDaemon(true);
-		return threads;
-	}
-
-	/**
-	 * Publishes a replayed message to its origin queue and waits for the broker's
-	 * confirm.
-	 */
-	@FunctionalInterface
-	interface Replayer {
-
-		/**
-		 * Publish.
-		 * @param queue the origin queue
-		 * @param properties the properties
-		 * @param body the body
-		 * @throws ForwardFailedException when the publish was returned, nacked, blocked
-		 * or not confirmed
-		 */
-		void publish(String queue, AMQP.BasicProperties properties, byte[] body);
-
-	}
-
-	/** Looks at messages without taking any: hands the matching ones on. */
-	private static class Looker implements ParkingLotScanner.Visitor {
-
-		private final ParkedMessageFilter filter;
-
-		private final Consumer<ParkedMessage> matching;
-
-		private int matched;
-
-		Looker(ParkedMessageFilter filter, Consumer<ParkedMessage> matching) {
-			this.filter = filter;
-			this.matching = matching;
-		}
-
-		int matched() {
-			return this.matched;
-		}
-
-		@Override
-		public boolean wantsMore() {
-			return true;
-		}
-
-		@Override
-		public Decision visit(GetResponse response) {
-			ParkedMessage message = ParkedMessages.describe(response);
-			if (this.filter.matches(message)) {
-				this.matched++;
-				this.matching.accept(message);
-			}
-			return Decision.KEEP;
-		}
-
-	}
-
-	/** A replay in the background. */
-	private final class BackgroundReplay {
-
-		private final String id;
-
-		private final ParkedMessageFilter filter;
-
-		private final @Nullable Integer limit;
-
-		private final ReplayRun run;
-
-		private final ReplayControl control;
-
-		private volatile @Nullable Instant endedAt;
-
-		private volatile @Nullable String failure;
-
-		BackgroundReplay(String id, ParkedMessageFilter filter, @Nullable Integer limit, ReplayRun run,
-				ReplayControl control) {
-			this.id = id;
-			this.filter = filter;
-			this.limit = limit;
-			this.run = run;
-			this.control = control;
-		}
-
-		void run() {
-			try {
-				logged(this.run, this.run.run());
-			}
-			catch (RuntimeException ex) {
-				logger.error("Replay " + this.id + " from '" + parkingLot() + "' failed; every message it did not move "
-						+ "is still parked", ex);
-				this.failure = ex.toString();
-			}
-			finally {
-				this.endedAt = ParkingLotService.this.clock.instant();
-				ParkingLotService.this.replayPermit.release();
-			}
-		}
-
-		ReplayStatus status() {
-			ReplayResult progress = this.run.result();
-			String failed = this.failure;
-			String stoppedBecause = this.run.stoppedBecause();
-			String state = (this.endedAt == null) ? ReplayStatus.RUNNING : (failed != null) ? ReplayStatus.FAILED
-					: (stoppedBecause != null) ? ReplayStatus.STOPPED : ReplayStatus.FINISHED;
-			return new ReplayStatus(this.id, state, this.filter, this.limit,
-					ParkingLotService.this.replaySettings.rate(), this.run.started(), this.endedAt, progress.moved(),
-					progress.stayed(), progress.stayedByReason(), progress.stayedMessages(), progress.scanned(),
-					(failed != null) ? failed : stoppedBecause);
-		}
-
+		this.replays.close();
 	}
 
 }

@@ -36,7 +36,7 @@ final class ReplayRun {
 
 	private final Passes passes;
 
-	private final ParkingLotService.Replayer replayer;
+	private final Replayer replayer;
 
 	private final ParkedMessageFilter filter;
 
@@ -66,7 +66,7 @@ final class ReplayRun {
 
 	private @Nullable String stoppedBecause;
 
-	ReplayRun(Passes passes, ParkingLotService.Replayer replayer, ParkedMessageFilter filter, @Nullable Integer limit,
+	ReplayRun(Passes passes, Replayer replayer, ParkedMessageFilter filter, @Nullable Integer limit,
 			ReplaySettings settings, ReplayControl control, RetryObservations observations, Clock clock) {
 		this.passes = passes;
 		this.replayer = replayer;

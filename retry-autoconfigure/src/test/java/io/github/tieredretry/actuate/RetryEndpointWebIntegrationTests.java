@@ -17,7 +17,7 @@ import com.jayway.jsonpath.JsonPath;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.parkinglot.StayReason;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
@@ -237,7 +237,8 @@ class RetryEndpointWebIntegrationTests {
 		DocumentContext json = replayOutcome();
 		assertThat(json.read("$.moved", Integer.class)).isZero();
 		assertThat(json.read("$.stayed", Integer.class)).isEqualTo(1);
-		assertThat(json.read("$.stayedByReason." + ParkingLotService.ORIGIN_QUEUE_MISSING, Integer.class)).isEqualTo(1);
+		assertThat(json.read("$.stayedByReason." + StayReason.ORIGIN_QUEUE_MISSING.value(), Integer.class))
+			.isEqualTo(1);
 		assertThat(json.read("$.stayedMessages[0].messageId", String.class)).isEqualTo(orphan);
 		assertThat(json.read("$.stayedMessages[0].originQueue", String.class)).isEqualTo(GONE);
 		assertThat(json.read("$.stayedMessages[0].reason", String.class)).isEqualTo("origin-queue-missing");
@@ -501,7 +502,7 @@ class RetryEndpointWebIntegrationTests {
 		private void run(Message message) {
 			String script = new String(message.getBody(), StandardCharsets.UTF_8);
 			if (script.equals(REJECT_UNTIL_REPLAYED)) {
-				boolean replayed = message.getMessageProperties().getHeader(ParkingLotService.REPLAY_COUNT) != null;
+				boolean replayed = message.getMessageProperties().getHeader(RetryHeaders.REPLAY_COUNT) != null;
 				this.recorder.record(message.getMessageProperties().getMessageId(),
 						message.getMessageProperties().getRetryCount(), replayed);
 				if (!replayed) {

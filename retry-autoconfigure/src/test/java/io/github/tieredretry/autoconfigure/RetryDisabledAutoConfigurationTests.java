@@ -63,7 +63,12 @@ class RetryDisabledAutoConfigurationTests extends AutoConfigurationTestSupport {
 					.contains("retry.enabled=false: @RetryableListener is ignored on "
 							+ "AutoConfigurationTestSupport.ClassLevelListener, "
 							+ "AutoConfigurationTestSupport.OrderListener#onOrder.")
-					.contains("requeued and redelivered at once, again and again: a hot loop")
+					.contains("requeued (basic.nack with requeue=true) and delivered again at once. From a classic "
+							+ "queue (any RabbitMQ version), and from a quorum queue on RabbitMQ 3.x or 4.3 and later, "
+							+ "it comes back again and again: a hot loop while the failure lasts.")
+					.contains("From a quorum queue on RabbitMQ 4.0 to 4.2 it is delivered 21 times within a second, "
+							+ "then dropped by its delivery limit (20 by default), or dead-lettered if the queue has "
+							+ "a dead-letter exchange.")
 					.doesNotContain("PlainListener");
 			});
 	}

@@ -76,7 +76,7 @@ class RetryPropertiesTests {
 		List<String> type = JsonPath.read(metadata(), "$.properties[?(@.name == 'retry.policies')].type");
 		// IDEs that complete the keys of map values find them through this type.
 		assertThat(type).containsExactly(
-				"java.util.Map<java.lang.String,io.github.tieredretry.autoconfigure.RetryProperties$Policy>");
+				"java.util.Map<java.lang.String,io.github.tieredretry.autoconfigure.RetryPolicyProperties>");
 	}
 
 	@Test

@@ -12,8 +12,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -129,6 +132,129 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 		assertThat(output).contains("Failed to bind properties under 'retry.queue-type'")
 			.contains("Value: \"quorom\"")
 			.containsPattern("The following values are valid:\\s+classic\\s+quorum");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("durationsWithoutAUnit")
+	void durationWithoutAUnitFailsStartupWithTheFix(String assignment, String property, String fix) {
+		this.contextRunner.withPropertyValues(assignment).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property " + property + " with value")
+				.hasMessageContaining(fix)
+				.satisfies((failure) -> assertThat(((InvalidConfigurationPropertyValueException) failure).getName())
+					.isEqualTo(property));
+		});
+	}
+
+	static Stream<Arguments> durationsWithoutAUnit() {
+		return Stream.of(
+				Arguments.of("retry.policies.flaky.delays=2,4,8", "retry.policies.flaky.delays",
+						"'2' has no unit, so it is ambiguous (Spring Boot would read it as milliseconds). Write '2ms' "
+								+ "for milliseconds or '2s' for seconds, and give every duration its unit, for example "
+								+ "retry.policies.flaky.delays=2s, 4s, 8s."),
+				Arguments.of("retry.defaults.delays[0]=30", "retry.defaults.delays", "Write '30ms' for milliseconds"),
+				Arguments.of("retry.tiers=1s, 5", "retry.tiers", "'5' has no unit"),
+				Arguments.of("retry.defaults.initial-interval=1000", "retry.defaults.initial-interval",
+						"Write '1000ms' for milliseconds or '1000s' for seconds"),
+				Arguments.of("retry.policies.payments.breaker.wait-in-open-state=30",
+						"retry.policies.payments.breaker.wait-in-open-state", "'30' has no unit"),
+				Arguments.of("retry.publish.confirm-timeout=5000", "retry.publish.confirm-timeout",
+						"'5000' has no unit"));
+	}
+
+	@Test
+	void yamlNumbersWithoutAUnitFailStartupToo() {
+		// YAML's "delays: [2, 4, 8]" binds from Integer values, not from text.
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new MapPropertySource("application.yml", Map.of("retry.policies.flaky.delays[0]", 2))))
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("Property retry.policies.flaky.delays with value '2' is invalid")
+				.hasMessageContaining("Write '2ms' for milliseconds or '2s' for seconds"));
+	}
+
+	@Test
+	void environmentVariablesAreCheckedForUnitsButNotForUnknownKeys() {
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment", Map.of("RETRY_COUNT", "3"))))
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.contextRunner
+			.withInitializer((context) -> context.getEnvironment()
+				.getPropertySources()
+				.addFirst(new SystemEnvironmentPropertySource("test-systemEnvironment",
+						Map.of("RETRY_DEFAULTS_INITIALINTERVAL", "500"))))
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("'500' has no unit"));
+	}
+
+	@Test
+	void zeroNeedsNoUnit() {
+		this.contextRunner.withPropertyValues("retry.topology.check-interval=0", "retry.defaults.delays=0, 1s")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("unknownKeys")
+	void unknownKeyFailsStartupNamingTheKeyAndTheClosestKnownKey(String assignment, String key, String closest) {
+		this.contextRunner.withPropertyValues(assignment).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			assertThat(failure).rootCause()
+				.isInstanceOf(UnknownRetryPropertyException.class)
+				.hasMessageContaining("Unknown property '" + key + "'")
+				.hasMessageContaining("The closest known key is '" + closest + "'");
+			FailureAnalysis analysis = new UnknownRetryPropertyFailureAnalyzer().analyze(failure);
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).startsWith("Property '" + key + "'")
+				.contains("is not a key of tiered retries");
+			assertThat(analysis.getAction()).startsWith("Did you mean '" + closest + "'?");
+		});
+	}
+
+	static Stream<Arguments> unknownKeys() {
+		return Stream.of(
+				Arguments.of("retry.polices.doomed.max-retries=1", "retry.polices.doomed.max-retries",
+						"retry.policies.doomed.max-retries"),
+				Arguments.of("retry.policies.doomed.max-retry=1", "retry.policies.doomed.max-retry",
+						"retry.policies.doomed.max-retries"),
+				Arguments.of("retry.defaults.breaker.enable=true", "retry.defaults.breaker.enable",
+						"retry.defaults.breaker.enabled"),
+				Arguments.of("retry.teirs=1s", "retry.teirs", "retry.tiers"),
+				Arguments.of("retry.parking-lots=x", "retry.parking-lots", "retry.parking-lot"),
+				Arguments.of("retry.policies.Payments.delay=1s", "retry.policies.Payments.delay",
+						"retry.policies.Payments.delays"));
+	}
+
+	@Test
+	void policyNamesAreTheUsersOwnAndKeysMayBeWrittenInAnyRelaxedForm() {
+		this.contextRunner
+			.withPropertyValues("retry.policies.doomed.max-retries=1", "retry.policies.paymnets.maxRetries=2",
+					"retry.policies[big-batch].breaker.wait_in_open_state=10s",
+					"retry.defaults.retry-on[0]=java.io.IOException", "retry.console.path=/ops",
+					"retry.replay.batch-size=10")
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void unknownKeyInAMisspeltPolicyIsReportedAsStartupFailureOfTheApplication() {
+		SpringApplication application = new SpringApplication(EmptyApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application.setDefaultProperties(
+				Map.of("retry.polices.doomed.max-retries", "1", "spring.rabbitmq.port", UNREACHABLE_PORT));
+		assertThatException().isThrownBy(application::run)
+			.havingRootCause()
+			.isInstanceOf(UnknownRetryPropertyException.class)
+			.withMessageContaining("retry.policies.doomed.max-retries");
 	}
 
 	@Test

@@ -6,7 +6,10 @@ import java.util.List;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,6 +34,36 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 				assertThat(info.policyName()).isEmpty();
 			});
 		});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startupLineNamesThePolicyTheTiersAndTheBreakerSettings(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.max-retries=2", "retry.defaults.delays=1s,5s",
+					"retry.defaults.breaker.enabled=true", "retry.defaults.breaker.failure-rate-threshold=80",
+					"retry.defaults.breaker.wait-in-open-state=10s")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Tiered retries for AutoConfigurationTestSupport.OrderListener#onOrder on "
+						+ "[orders]: EffectiveRetryPolicy[max-retries=2, delays=[1s, 5s], immediate-retries=0], "
+						+ "tiers [1s, 5s], breaker[failure-rate-threshold=80%, sliding-window-size=20, "
+						+ "minimum-calls=10, wait-in-open-state=10s, probes-in-half-open-state=3]");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startupLineSaysWhenAListenerHasNoBreaker(CapturedOutput output) {
+		this.contextRunner.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=1s")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Tiered retries for AutoConfigurationTestSupport.OrderListener#onOrder on "
+						+ "[orders]: EffectiveRetryPolicy[max-retries=5, delays=[1s], immediate-retries=0], "
+						+ "tiers [1s, 5s], no breaker");
+			});
 	}
 
 	@Test

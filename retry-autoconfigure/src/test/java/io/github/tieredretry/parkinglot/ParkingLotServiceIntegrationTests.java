@@ -193,8 +193,8 @@ class ParkingLotServiceIntegrationTests {
 		assertThat(first.properties().getDeliveryMode()).isEqualTo(2);
 		assertThat(first.properties().getExpiration()).isNull();
 		assertThat(first.header(RetryHeaders.COUNT)).isEqualTo("0");
-		assertThat(first.header(ParkingLotService.REPLAY_COUNT)).isEqualTo("1");
-		assertThat(first.header(ParkingLotService.REPLAYED_AT)).isEqualTo(String.valueOf(NOW.toEpochMilli()));
+		assertThat(first.header(RetryHeaders.REPLAY_COUNT)).isEqualTo("1");
+		assertThat(first.header(RetryHeaders.REPLAYED_AT)).isEqualTo(String.valueOf(NOW.toEpochMilli()));
 		assertThat(first.header("tenant")).isEqualTo("acme");
 		assertThat(first.header(RetryHeaders.ORIGINAL_EXPIRATION)).isEqualTo("60000");
 		assertThat(first.headers()).doesNotContainKeys(RetryHeaders.QUEUE, RetryHeaders.DUE, RetryHeaders.TIER,
@@ -205,13 +205,13 @@ class ParkingLotServiceIntegrationTests {
 	@Test
 	void replayOfAMessageReplayedBeforeCountsTheReplays() {
 		Map<String, Object> headers = parkedHeaders(ORDERS);
-		headers.put(ParkingLotService.REPLAY_COUNT, 2L);
+		headers.put(RetryHeaders.REPLAY_COUNT, 2L);
 		publish(PARKING_LOT, "again", headers);
 
 		this.parkingLot.replay(null, null);
 
 		assertThat(this.broker.drain(ORDERS)).singleElement()
-			.satisfies((message) -> assertThat(message.header(ParkingLotService.REPLAY_COUNT)).isEqualTo("3"));
+			.satisfies((message) -> assertThat(message.header(RetryHeaders.REPLAY_COUNT)).isEqualTo("3"));
 	}
 
 	@Test
@@ -223,7 +223,7 @@ class ParkingLotServiceIntegrationTests {
 
 		assertThat(result.moved()).isEqualTo(1);
 		assertThat(result.stayed()).isEqualTo(1);
-		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.ORIGIN_QUEUE_MISSING, 1));
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(StayReason.ORIGIN_QUEUE_MISSING.value(), 1));
 		assertThat(result.stayedMessages()).singleElement().satisfies((stayed) -> {
 			assertThat(stayed.messageId()).isEqualTo(gone);
 			assertThat(stayed.originQueue()).isEqualTo(GONE);
@@ -234,7 +234,7 @@ class ParkingLotServiceIntegrationTests {
 		assertThat(parked).extracting((message) -> message.properties().getMessageId()).containsExactly(gone);
 		assertThat(parked.get(0).header(RetryHeaders.PARKED_REASON)).as("left exactly as it was")
 			.isEqualTo("exhausted");
-		assertThat(parked.get(0).headers()).doesNotContainKey(ParkingLotService.REPLAY_COUNT);
+		assertThat(parked.get(0).headers()).doesNotContainKey(RetryHeaders.REPLAY_COUNT);
 	}
 
 	@Test
@@ -246,7 +246,7 @@ class ParkingLotServiceIntegrationTests {
 		ReplayResult result = this.parkingLot.replay(null, null);
 
 		assertThat(result.moved()).isZero();
-		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.NO_ORIGIN_QUEUE, 1));
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(StayReason.NO_ORIGIN_QUEUE.value(), 1));
 		assertThat(drainIds(PARKING_LOT)).containsExactly(orphan);
 	}
 
@@ -282,7 +282,7 @@ class ParkingLotServiceIntegrationTests {
 		ReplayResult result = failingOnSecond.replay(null, null);
 
 		assertThat(result.moved()).isEqualTo(1);
-		assertThat(result.stayedByReason()).containsExactly(Map.entry(ParkingLotService.PUBLISH_FAILED, 1));
+		assertThat(result.stayedByReason()).containsExactly(Map.entry(StayReason.PUBLISH_FAILED.value(), 1));
 		assertThat(result.scanned()).as("stopped at the failure").isEqualTo(2);
 		assertThat(published).containsExactly(ids.get(0));
 		assertThat(drainIds(PARKING_LOT)).containsExactlyElementsOf(ids.subList(1, 4));
@@ -437,7 +437,7 @@ class ParkingLotServiceIntegrationTests {
 
 		assertThat(replay.wouldMove()).isEqualTo(3);
 		assertThat(replay.wouldStay()).isEqualTo(1);
-		assertThat(replay.stayedByReason()).containsExactly(Map.entry(ParkingLotService.NO_ORIGIN_QUEUE, 1));
+		assertThat(replay.stayedByReason()).containsExactly(Map.entry(StayReason.NO_ORIGIN_QUEUE.value(), 1));
 		assertThat(replay.scanned()).isEqualTo(4);
 		assertThat(purge.dryRun()).isTrue();
 		assertThat(purge.matched()).isEqualTo(2);

@@ -247,7 +247,7 @@ class ParkingLotServiceTests {
 	@Test
 	void messageWhoseOriginQueueIsGoneStaysParkedWithThatReason() {
 		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
-		ParkingLotService.Replayer returned = (queue, properties, body) -> {
+		Replayer returned = (queue, properties, body) -> {
 			throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED, "312 NO_ROUTE");
 		};
 
@@ -378,11 +378,11 @@ class ParkingLotServiceTests {
 			.withMessage("The parking lot '" + PARKING_LOT + "' does not exist on the broker");
 	}
 
-	private ParkingLotService service(ParkingLotService.Replayer replayer) {
+	private ParkingLotService service(Replayer replayer) {
 		return service(replayer, new ReplaySettings(1_000_000, 100));
 	}
 
-	private ParkingLotService service(ParkingLotService.Replayer replayer, ReplaySettings settings) {
+	private ParkingLotService service(Replayer replayer, ReplaySettings settings) {
 		this.service = new ParkingLotService(this.parkingLot.connectionFactory, PARKING_LOT, replayer, settings,
 				RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC));
 		return this.service;

@@ -52,7 +52,7 @@ class ReplayRunTests {
 	@Test
 	void aStopEndsTheReplayBeforeItsNextPublishAndKeepsEverythingNotMoved() {
 		this.parkingLot.park("o1", "orders", "o2", "orders", "o3", "orders", "o4", "orders");
-		ParkingLotService.Replayer stoppingAfterTwo = (queue, properties, body) -> {
+		Replayer stoppingAfterTwo = (queue, properties, body) -> {
 			this.published.add(properties.getMessageId());
 			if (this.published.size() == 2) {
 				this.control.stop();
@@ -72,7 +72,7 @@ class ReplayRunTests {
 	@Test
 	void aBlockedBrokerStopsPublishingAndEveryRemainingMatchingMessageStaysWithThatReason() {
 		this.parkingLot.park("o1", "orders", "p1", "payments", "o2", "orders", "o3", "orders", "o4", "orders");
-		ParkingLotService.Replayer blockedAfterOne = (queue, properties, body) -> {
+		Replayer blockedAfterOne = (queue, properties, body) -> {
 			if (!this.published.isEmpty()) {
 				throw new ForwardFailedException(ForwardFailedException.Kind.BLOCKED,
 						"RabbitMQ blocks publishing (low on memory)");
@@ -108,7 +108,7 @@ class ReplayRunTests {
 	@Test
 	void aMessageThatThisReplayMovedAndThatWasParkedAgainEndsTheReplay() {
 		this.parkingLot.park("o1", "orders", "o2", "orders");
-		ParkingLotService.Replayer parkedAgainAtOnce = (queue, properties, body) -> {
+		Replayer parkedAgainAtOnce = (queue, properties, body) -> {
 			this.published.add(properties.getMessageId());
 			this.parkingLot.parkLater(properties);
 		};
@@ -123,8 +123,7 @@ class ReplayRunTests {
 	}
 
 	private ReplayResult run(ParkedMessageFilter filter, Integer limit, int batchSize) {
-		ParkingLotService.Replayer recording = (queue, properties, body) -> this.published
-			.add(properties.getMessageId());
+		Replayer recording = (queue, properties, body) -> this.published.add(properties.getMessageId());
 		return new ReplayRun(this.parkingLot::pass, recording, filter, limit, new ReplaySettings(1_000_000, batchSize),
 				this.control, RetryObservations.DISABLED, Clock.fixed(NOW, ZoneOffset.UTC))
 			.run();

@@ -10,6 +10,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplayResult;
+import io.github.tieredretry.parkinglot.StayReason;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.junit.jupiter.api.Test;
 
@@ -54,7 +55,7 @@ class ReplayRefusedByTheBrokerIntegrationTests {
 					ReplayResult result = parkingLot.replay(null, null);
 					reportedMoved += result.moved();
 					assertThat(result.stayedByReason()).as("call %d", call)
-						.containsEntry(ParkingLotService.PUBLISH_FAILED, 1);
+						.containsEntry(StayReason.PUBLISH_FAILED.value(), 1);
 					assertThat(result.stayedMessages()).singleElement()
 						.satisfies((stayed) -> assertThat(stayed.detail()).contains("406"));
 				}

@@ -1,0 +1,23 @@
+package io.github.tieredretry.autoconfigure;
+
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Explains a {@code retry.*} key that does not exist: which key, where it is set, and the
+ * closest key that does exist.
+ */
+class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<UnknownRetryPropertyException> {
+
+	@Override
+	protected FailureAnalysis analyze(Throwable rootFailure, UnknownRetryPropertyException cause) {
+		String where = (cause.getOrigin() != null) ? " (" + cause.getOrigin() + ")" : "";
+		return new FailureAnalysis(
+				"Property '" + cause.getKey() + "'" + where + " is not a key of tiered retries; it would be ignored.",
+				"Did you mean '" + cause.getClosestKnownKey()
+						+ "'? Correct the key, or remove it. Every retry.* key is listed in the README's "
+						+ "Configuration properties and completed by IDEs from the configuration metadata.",
+				cause);
+	}
+
+}
