@@ -78,4 +78,13 @@ public @interface RetryableListener {
 	 */
 	Breaker breaker() default Breaker.INHERIT;
 
+	/**
+	 * Where the listener's failed messages wait for their retry: the delay tiers, or the
+	 * listener's own queue, held by RabbitMQ 4.3's delayed retry (no republish, no tier
+	 * queue). Overrides {@code retry.policies.<name>.backend} and
+	 * {@code retry.defaults.backend}.
+	 * @return auto, tiers, broker, or as the policy says
+	 */
+	Backend backend() default Backend.INHERIT;
+
 }

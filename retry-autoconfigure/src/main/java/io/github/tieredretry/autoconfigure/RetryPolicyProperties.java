@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.tieredretry.policy.RetryBackend;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -65,6 +66,14 @@ public class RetryPolicyProperties {
 	 * at once), matched through the cause chain. Wins over retry-on.
 	 */
 	private List<String> noRetryOn = new ArrayList<>();
+
+	/**
+	 * Where failed messages wait for their retry: 'tiers' (republished to the delay
+	 * tiers), 'broker' (held in the listener's own quorum queue by RabbitMQ 4.3's delayed
+	 * retry; startup fails where that cannot make the policy's delays) or 'auto' (the
+	 * broker where it can, the tiers elsewhere). Unset in retry.defaults means 'auto'.
+	 */
+	private @Nullable RetryBackend backend;
 
 	/**
 	 * Circuit breaker of the listeners of this policy.
@@ -142,6 +151,14 @@ public class RetryPolicyProperties {
 
 	public void setNoRetryOn(List<String> noRetryOn) {
 		this.noRetryOn = noRetryOn;
+	}
+
+	public @Nullable RetryBackend getBackend() {
+		return this.backend;
+	}
+
+	public void setBackend(@Nullable RetryBackend backend) {
+		this.backend = backend;
 	}
 
 	public Breaker getBreaker() {

@@ -273,8 +273,39 @@ public class RetryProperties {
 
 	private final Console console = new Console();
 
+	private final Broker broker = new Broker();
+
 	public Replay getReplay() {
 		return this.replay;
+	}
+
+	public Broker getBroker() {
+		return this.broker;
+	}
+
+	/**
+	 * The broker backend: retries held in the listener's own queue by RabbitMQ 4.3's
+	 * delayed retry.
+	 */
+	public static class Broker {
+
+		/**
+		 * Whether to add the delayed-retry arguments (x-delayed-retry-type 'failed',
+		 * x-delayed-retry-min and -max that make the policy's delays) to the quorum work
+		 * queues that the application declares as Queue beans, for listeners whose
+		 * backend is 'auto' or 'broker', so that RabbitMQ 4.3 can hold their retries.
+		 * Only for queues that do not exist yet: a queue's arguments never change.
+		 */
+		private boolean declareQueueArguments;
+
+		public boolean isDeclareQueueArguments() {
+			return this.declareQueueArguments;
+		}
+
+		public void setDeclareQueueArguments(boolean declareQueueArguments) {
+			this.declareQueueArguments = declareQueueArguments;
+		}
+
 	}
 
 	public Console getConsole() {

@@ -14,6 +14,7 @@ import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
@@ -67,7 +68,15 @@ final class RetrySettings {
 		properties.getPolicies()
 			.forEach((name, policy) -> namedBreakers.put(name,
 					breakerLayer("retry.policies." + name, policy.getBreaker())));
-		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers);
+		Map<String, RetryBackend> namedBackends = new LinkedHashMap<>();
+		properties.getPolicies().forEach((name, policy) -> {
+			if (policy.getBackend() != null) {
+				namedBackends.put(name, policy.getBackend());
+			}
+		});
+		RetryBackend defaultBackend = properties.getDefaults().getBackend();
+		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers,
+				(defaultBackend != null) ? defaultBackend : RetryBackend.AUTO, namedBackends);
 	}
 
 	private static BreakerLayer breakerLayer(String prefix, RetryPolicyProperties.Breaker breaker) {

@@ -9,8 +9,10 @@ import io.github.tieredretry.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.forwarding.RetryExecutors;
+import io.github.tieredretry.listener.DeclaredQueues;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.listener.RetryFailureClassifier;
 import io.github.tieredretry.listener.RetryShutdown;
 import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
@@ -31,6 +33,7 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.amqp.autoconfigure.CachingConnectionFactoryConfigurer;
@@ -172,12 +175,19 @@ public final class TieredRetryAutoConfiguration {
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
 			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates,
-			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryObservations> observations) {
+			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryObservations> observations,
+			RetryBackends backends, ListableBeanFactory beanFactory) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
 				events, registry, gates, classifiers.orderedStream().toList(),
-				observations.getIfAvailable(() -> RetryObservations.DISABLED), Clock.systemUTC());
+				observations.getIfAvailable(() -> RetryObservations.DISABLED), backends,
+				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()), Clock.systemUTC());
+	}
+
+	@Bean
+	RetryBackends retryBackends(ConnectionFactory connectionFactory) {
+		return new RetryBackends(connectionFactory);
 	}
 
 	@Bean

@@ -123,6 +123,24 @@ final class Acknowledgement {
 		}
 	}
 
+	/**
+	 * Give the message back to its queue as a failed delivery ({@code basic.reject} with
+	 * requeue), for a queue with delayed retry to deliver it again after its delay: the
+	 * broker backend's retry. The broker counts it ({@code x-delivery-count}), which is
+	 * the message's retry count there.
+	 */
+	void rejectForRetry() {
+		if (this.done.compareAndSet(false, true)) {
+			try {
+				this.channel.basicReject(deliveryTag(), true);
+			}
+			catch (IOException | RuntimeException ex) {
+				logger.warn("Could not give message " + Deliveries.describe(this.message) + " back to its queue for "
+						+ "its retry (" + ex.getMessage() + "); the broker will deliver it again");
+			}
+		}
+	}
+
 	private long deliveryTag() {
 		return this.message.getMessageProperties().getDeliveryTag();
 	}

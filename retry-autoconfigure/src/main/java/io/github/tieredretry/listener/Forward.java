@@ -28,8 +28,13 @@ import org.springframework.amqp.core.Message;
 record Forward(Message message, String queue, RetryState state, Step step, String target,
 		AMQP.BasicProperties properties, byte[] body) {
 
+	/**
+	 * What tags, events and logs say instead of a tier when the broker holds the retry.
+	 */
+	static final String BROKER_TIER = "broker";
+
 	/** Why a message is forwarded. */
-	sealed interface Step permits Hop, Postpone, Retry, Park {
+	sealed interface Step permits Hop, Postpone, Retry, BrokerRetry, Park {
 
 	}
 
@@ -65,6 +70,18 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 	}
 
 	/**
+	 * The listener failed and the policy retries the message on the broker backend: it
+	 * goes back to its own queue with {@code basic.reject}, for the queue's delayed retry
+	 * to deliver it again after the policy's delay. Nothing is published.
+	 *
+	 * @param decision when (its tier is not used)
+	 * @param details what failed
+	 * @param failure the listener's exception, for its observation
+	 */
+	record BrokerRetry(FailureDecision.Retry decision, FailureDetails details, Throwable failure) implements Step {
+	}
+
+	/**
 	 * The listener failed and the message goes to the parking lot.
 	 *
 	 * @param decision why
@@ -91,6 +108,9 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 		if (this.step instanceof Retry retry) {
 			return retry.failure();
 		}
+		if (this.step instanceof BrokerRetry retry) {
+			return retry.failure();
+		}
 		return (this.step instanceof Park park) ? park.failure() : null;
 	}
 
@@ -103,6 +123,10 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 		if (this.step instanceof Retry retry) {
 			return RetryForwardContext.retried(this.properties, this.queue, this.target,
 					TierLadder.nameOf(retry.decision().tier()), retry.details().exceptionClass(), attempt);
+		}
+		if (this.step instanceof BrokerRetry retry) {
+			return RetryForwardContext.retried(this.properties, this.queue, this.target, BROKER_TIER,
+					retry.details().exceptionClass(), attempt);
 		}
 		if (this.step instanceof Park park) {
 			return RetryForwardContext.parked(this.properties, this.queue, this.target,

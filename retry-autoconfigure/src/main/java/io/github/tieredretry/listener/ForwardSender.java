@@ -147,6 +147,27 @@ final class ForwardSender {
 		publish(forward, properties, acknowledgement, held, observation);
 	}
 
+	/**
+	 * Retry a message on the broker backend: back to its own queue with
+	 * {@code basic.reject}, for the queue's delayed retry to deliver it again after the
+	 * policy's delay. Nothing to publish and no confirm to wait for.
+	 * @param forward the retry, a {@link Forward.BrokerRetry}
+	 * @param acknowledgement the message's acknowledgement
+	 */
+	void retryInItsQueue(Forward forward, Acknowledgement acknowledgement) {
+		Throwable listenerFailure = forward.failure();
+		Observation observation = Observation.NOOP;
+		if (this.observations.isEnabled()) {
+			if (listenerFailure != null) {
+				this.observations.listenerFailed(listenerFailure);
+			}
+			observation = this.observations.startForward(forward.observationContext());
+		}
+		acknowledgement.rejectForRetry();
+		RetryObservations.stop(observation, null);
+		this.notifications.forwarded(forward);
+	}
+
 	private void publish(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
 			AtomicInteger held, Observation observation) {
 		CompletableFuture<Void> publish;

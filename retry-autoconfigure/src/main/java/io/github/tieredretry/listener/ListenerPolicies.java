@@ -14,6 +14,7 @@ import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryPolicyResolver;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -34,6 +35,10 @@ public final class ListenerPolicies {
 
 	private final Map<String, BreakerLayer> namedBreakers;
 
+	private final RetryBackend defaultBackend;
+
+	private final Map<String, RetryBackend> namedBackends;
+
 	/**
 	 * Create the resolver, without breaker settings.
 	 * @param defaults the {@code retry.defaults} layer
@@ -53,10 +58,45 @@ public final class ListenerPolicies {
 	 */
 	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
 			Map<String, BreakerLayer> namedBreakers) {
+		this(defaults, named, defaultBreaker, namedBreakers, RetryBackend.AUTO, Map.of());
+	}
+
+	/**
+	 * Create the resolver.
+	 * @param defaults the {@code retry.defaults} layer
+	 * @param named the {@code retry.policies} layers by name
+	 * @param defaultBreaker the {@code retry.defaults.breaker} layer
+	 * @param namedBreakers the {@code retry.policies.<name>.breaker} layers by policy
+	 * name
+	 * @param defaultBackend {@code retry.defaults.backend}
+	 * @param namedBackends {@code retry.policies.<name>.backend} where set, by policy
+	 * name
+	 */
+	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
+			Map<String, BreakerLayer> namedBreakers, RetryBackend defaultBackend,
+			Map<String, RetryBackend> namedBackends) {
 		this.defaults = defaults;
 		this.named = Map.copyOf(named);
 		this.defaultBreaker = defaultBreaker;
 		this.namedBreakers = Map.copyOf(namedBreakers);
+		this.defaultBackend = defaultBackend;
+		this.namedBackends = Map.copyOf(namedBackends);
+	}
+
+	/**
+	 * Resolve where a listener's retries wait: the annotation's {@code backend}, then the
+	 * named policy's, then {@code retry.defaults.backend}. The policy name was checked by
+	 * {@link #resolve}.
+	 * @param annotation the listener's annotation
+	 * @return the backend asked for
+	 */
+	public RetryBackend resolveBackend(RetryableListener annotation) {
+		return switch (annotation.backend()) {
+			case AUTO -> RetryBackend.AUTO;
+			case TIERS -> RetryBackend.TIERS;
+			case BROKER -> RetryBackend.BROKER;
+			case INHERIT -> this.namedBackends.getOrDefault(annotation.policy().trim(), this.defaultBackend);
+		};
 	}
 
 	/**

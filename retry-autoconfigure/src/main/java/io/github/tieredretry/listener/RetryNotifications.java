@@ -86,6 +86,17 @@ final class RetryNotifications {
 					new RetryScheduledEvent(forward.queue(), decision.retryNumber(), TierLadder.nameOf(decision.tier()),
 							decision.delay(), decision.due(), retry.details().exceptionClass(), messageId));
 		}
+		else if (forward.step() instanceof Forward.BrokerRetry retry) {
+			FailureDecision.Retry decision = retry.decision();
+			if (logger.isInfoEnabled()) {
+				logger.info(this.listenerName + " failed on message " + Deliveries.describe(message) + " from '"
+						+ forward.queue() + "' (" + summary(retry.details()) + "); retry " + decision.retryNumber()
+						+ " of " + this.maxRetries + " in " + TierLadder.nameOf(decision.delay())
+						+ " (held by RabbitMQ in '" + forward.queue() + "')");
+			}
+			this.events.publish(new RetryScheduledEvent(forward.queue(), decision.retryNumber(), Forward.BROKER_TIER,
+					decision.delay(), decision.due(), retry.details().exceptionClass(), messageId));
+		}
 		else if (forward.step() instanceof Forward.Park park) {
 			String line = "Parked message " + Deliveries.describe(message) + " from '" + forward.queue() + "' in '"
 					+ forward.target() + "' (" + park.decision().reason().value() + ", after "

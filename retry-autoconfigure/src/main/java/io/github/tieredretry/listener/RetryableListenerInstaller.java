@@ -17,6 +17,7 @@ import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.topology.RetryTopology;
@@ -67,6 +68,10 @@ public final class RetryableListenerInstaller {
 
 	private final ListenerGates gates;
 
+	private final RetryBackends backends;
+
+	private final DeclaredQueues declaredQueues;
+
 	/**
 	 * Create the installer.
 	 * @param policies resolves listener policies
@@ -81,13 +86,15 @@ public final class RetryableListenerInstaller {
 	 * @param gates creates each listener's circuit breaker, if it has one
 	 * @param classifiers the application's failure classifiers, in order
 	 * @param observations observes forwards
+	 * @param backends chooses each listener's backend once the broker's version is known
+	 * @param declaredQueues the application's queue beans
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
 			ListenerGates gates, List<RetryFailureClassifier> classifiers, RetryObservations observations,
-			Clock clock) {
+			RetryBackends backends, DeclaredQueues declaredQueues, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
@@ -96,6 +103,8 @@ public final class RetryableListenerInstaller {
 				List.copyOf(classifiers), observations);
 		this.registry = registry;
 		this.gates = gates;
+		this.backends = backends;
+		this.declaredQueues = declaredQueues;
 	}
 
 	/**
@@ -136,8 +145,12 @@ public final class RetryableListenerInstaller {
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
 		RetryableListenerInfo info = new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
 				annotation.policy().trim(), policy, beanClass, method);
+		RetryBackend requested = this.policies.resolveBackend(annotation);
+		ListenerBackend backend = new ListenerBackend(listener, requested, policy,
+				queues.stream().map((queue) -> this.declaredQueues.facts(queue, listener, policy, requested)).toList());
+		this.backends.register(backend);
 		listenerContainer.setMessageListener(new RetryingMessageListener(original, info,
-				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate));
+				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate, backend));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is
 		// then parked).
 		listenerContainer.setDeBatchingEnabled(false);

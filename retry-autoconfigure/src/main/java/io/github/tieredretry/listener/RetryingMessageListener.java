@@ -70,8 +70,11 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final ListenerGate gate;
 
+	private final ListenerBackend backend;
+
 	RetryingMessageListener(MessageListener delegate, RetryableListenerInfo info, RetryDecider decider,
-			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate) {
+			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate,
+			ListenerBackend backend) {
 		this.delegate = delegate;
 		this.info = info;
 		this.listenerName = info.listener();
@@ -80,6 +83,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		this.sender = sender;
 		this.notifications = notifications;
 		this.gate = gate;
+		this.backend = backend;
 	}
 
 	@Override
@@ -127,7 +131,12 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 			throw new IllegalStateException("Listener " + this.listenerName + " received a message without its "
 					+ "consumer queue; cannot apply tiered retries");
 		}
-		RetryState state = RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), queue);
+		boolean onBroker = this.backend.isBroker();
+		// On the broker backend nothing is written into the message: its retries are the
+		// broker's count of its failed deliveries.
+		RetryState state = onBroker
+				? this.decider.brokerHeldState(acknowledgement.countedReturns(), this.runtime.clock().instant())
+				: RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), queue);
 		// What the listener sees is the retry state for this queue, not a count copied
 		// from elsewhere.
 		properties.setRetryCount(state.retries());
@@ -148,7 +157,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					HeaderChanges.forHop(hopTier)), acknowledgement);
 			return;
 		}
-		if (acknowledgement.countedReturns() > 0 && this.gate.isPaused()) {
+		if (!onBroker && acknowledgement.countedReturns() > 0 && this.gate.isPaused()) {
 			postpone(delivery, acknowledgement);
 			return;
 		}
@@ -194,7 +203,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 					// return (RabbitMQ 4.0 to 4.2 drop a message after 20). The consumer
 					// holds it for the next probe, unless the broker has counted returns
 					// of it.
-					if (acknowledgement.countedReturns() > 0) {
+					if (!onBroker && acknowledgement.countedReturns() > 0) {
 						postpone(delivery, acknowledgement);
 						return;
 					}
@@ -308,6 +317,12 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		Instant now = this.runtime.clock().instant();
 		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now);
 		Forward forward;
+		if (decision instanceof FailureDecision.Retry retry && this.backend.isBroker()) {
+			// Back to its own queue, whose delayed retry holds it for the policy's delay.
+			this.sender.retryInItsQueue(delivery.forward(new Forward.BrokerRetry(retry, details, cause),
+					delivery.queue(), HeaderChanges.forRetry(delivery.queue(), retry, details)), acknowledgement);
+			return;
+		}
 		if (decision instanceof FailureDecision.Retry retry) {
 			forward = delivery.forward(new Forward.Retry(retry, details, cause), Forward.tierQueue(retry.tier()),
 					HeaderChanges.forRetry(delivery.queue(), retry, details));

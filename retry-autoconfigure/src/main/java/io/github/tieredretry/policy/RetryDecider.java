@@ -46,6 +46,26 @@ public final class RetryDecider {
 	}
 
 	/**
+	 * The retry state of a message on the broker backend, where nothing is written into
+	 * the message: its retries are the broker's count of its failed deliveries
+	 * ({@code x-delivery-count}), and its first failure is estimated as now minus the
+	 * policy's delays before those retries (the broker keeps no time of its own).
+	 * @param failedDeliveries the broker's count
+	 * @param now the current time
+	 * @return the state
+	 */
+	public RetryState brokerHeldState(long failedDeliveries, Instant now) {
+		if (failedDeliveries <= 0) {
+			return RetryState.FIRST_DELIVERY;
+		}
+		Duration waited = Duration.ZERO;
+		for (long retry = 1; retry <= Math.min(failedDeliveries, this.policy.maxRetries()); retry++) {
+			waited = waited.plus(this.policy.delayBeforeRetry(retry));
+		}
+		return new RetryState(failedDeliveries, now.minus(waited), null);
+	}
+
+	/**
 	 * The tier a message waits in when it must leave its queue for a while without a
 	 * retry spent (its listener is paused): the smallest.
 	 * @return the tier

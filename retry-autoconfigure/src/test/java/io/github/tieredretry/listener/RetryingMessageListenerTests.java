@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +26,11 @@ import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.observation.RetryObservations;
+import io.github.tieredretry.policy.BackendChoice;
+import io.github.tieredretry.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.ParkedReason;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
@@ -497,6 +501,61 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
+	void onTheBrokerBackendAFailureWithRetriesLeftGoesBackToItsQueueWithARejectAndNothingIsPublished()
+			throws Exception {
+		RetryingMessageListener wrapper = onTheBroker(failing(new IllegalStateException("down")), linearPolicy(3));
+
+		wrapper.onMessage(message(40, 0, null), this.channel);
+
+		verify(this.channel).basicReject(40, true);
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
+		verifyNothingForwarded();
+		assertThat(this.events).singleElement().isInstanceOfSatisfying(RetryScheduledEvent.class, (event) -> {
+			assertThat(event.retryCount()).isOne();
+			assertThat(event.tier()).isEqualTo("broker");
+			assertThat(event.delay()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(event.due()).isEqualTo(NOW.plusSeconds(1));
+		});
+	}
+
+	@Test
+	void onTheBrokerBackendTheRetryCountIsTheBrokersCountOfFailedDeliveries() throws Exception {
+		List<Long> seen = new ArrayList<>();
+		RetryingMessageListener wrapper = onTheBroker((message) -> {
+			seen.add(message.getMessageProperties().getRetryCount());
+			throw new IllegalStateException("down");
+		}, linearPolicy(3));
+		Message redelivered = message(41, 0, null);
+		redelivered.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 2L);
+
+		wrapper.onMessage(redelivered, this.channel);
+
+		assertThat(seen).containsExactly(2L);
+		verify(this.channel).basicReject(41, true);
+		assertThat(this.events).singleElement()
+			.isInstanceOfSatisfying(RetryScheduledEvent.class, (event) -> assertThat(event.retryCount()).isEqualTo(3));
+	}
+
+	@Test
+	void onTheBrokerBackendTheLastFailureIsParkedAsOnTheTiersWithTheBrokersCount() throws Exception {
+		RetryingMessageListener wrapper = onTheBroker(failing(new IllegalStateException("still down")),
+				linearPolicy(3));
+		Message last = message(42, 0, null);
+		last.getMessageProperties().setHeader(RetryHeaders.BROKER_DELIVERY_COUNT, 3L);
+
+		wrapper.onMessage(last, this.channel);
+
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "exhausted")
+			.containsEntry(RetryHeaders.COUNT, 3L)
+			.containsEntry(RetryHeaders.QUEUE, QUEUE)
+			.containsEntry(RetryHeaders.FIRST_FAILURE, NOW.minusSeconds(1 + 2 + 3).toEpochMilli())
+			.doesNotContainKeys(RetryHeaders.BROKER_DELIVERY_COUNT);
+		verify(this.channel, never()).basicReject(anyLong(), anyBoolean());
+		this.confirm.complete(null);
+		verify(this.channel, timeout(5000)).basicAck(42, false);
+	}
+
+	@Test
 	void pausedListenerHoldsAMessageTheBrokerHasNeverCountedAReturnOf() throws Exception {
 		RecordingGate paused = new RecordingGate(ListenerGate.Passage.PASS);
 		paused.paused = true;
@@ -594,6 +653,22 @@ class RetryingMessageListenerTests {
 	}
 
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate) {
+		ListenerBackend tiers = new ListenerBackend("OrderListener#onOrder", RetryBackend.TIERS, policy, List.of());
+		tiers.choose("3.10.8");
+		return wrapper(delegate, policy, gate, tiers);
+	}
+
+	private RetryingMessageListener onTheBroker(MessageListener delegate, EffectiveRetryPolicy policy) {
+		Map<String, Object> arguments = new LinkedHashMap<>(BrokerDelayedRetry.producing(policy).queueArguments());
+		arguments.put("x-queue-type", "quorum");
+		ListenerBackend broker = new ListenerBackend("OrderListener#onOrder", RetryBackend.BROKER, policy,
+				List.of(new BackendChoice.QueueFacts(QUEUE, arguments)));
+		assertThat(broker.choose("4.3.6").backend()).isEqualTo(RetryBackend.BROKER);
+		return wrapper(delegate, policy, this.gate, broker);
+	}
+
+	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate,
+			ListenerBackend backend) {
 		RetryEventPublisher eventPublisher = new RetryEventPublisher(this.events::add, Runnable::run);
 		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
 				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
@@ -606,7 +681,7 @@ class RetryingMessageListenerTests {
 		RetryableListenerInfo info = new RetryableListenerInfo("OrderListener#onOrder", "orders-listener",
 				List.of(QUEUE), "", policy, Object.class, null);
 		return new RetryingMessageListener(delegate, info, new RetryDecider(TIERS, policy), runtime, sender,
-				notifications, gate);
+				notifications, gate, backend);
 	}
 
 	private static EffectiveRetryPolicy policy(int maxRetries) {
@@ -618,6 +693,12 @@ class RetryingMessageListenerTests {
 		return new EffectiveRetryPolicy(maxRetries,
 				List.of(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(1)), Duration.ofSeconds(1),
 				2.0, Duration.ofMinutes(1), immediateRetries, null, List.of(), noRetryOn);
+	}
+
+	private static EffectiveRetryPolicy linearPolicy(int maxRetries) {
+		return new EffectiveRetryPolicy(maxRetries,
+				List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3)), Duration.ofSeconds(1),
+				2.0, Duration.ofMinutes(1), 0, null, List.of(), List.of());
 	}
 
 	private static MessageListener failing(RuntimeException failure) {

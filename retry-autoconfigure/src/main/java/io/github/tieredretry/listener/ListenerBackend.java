@@ -1,0 +1,86 @@
+package io.github.tieredretry.listener;
+
+import java.util.List;
+
+import io.github.tieredretry.policy.BackendChoice;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.RetryBackend;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which backend one listener's retries run on. The choice needs the broker's version, so
+ * it is made when the application first talks to the broker (before its listeners
+ * consume); until then, and wherever the broker cannot hold the retries, the tiers run.
+ */
+public final class ListenerBackend {
+
+	private final String listener;
+
+	private final RetryBackend requested;
+
+	private final EffectiveRetryPolicy policy;
+
+	private final List<BackendChoice.QueueFacts> queues;
+
+	private volatile @Nullable BackendChoice choice;
+
+	private volatile @Nullable String brokerVersion;
+
+	ListenerBackend(String listener, RetryBackend requested, EffectiveRetryPolicy policy,
+			List<BackendChoice.QueueFacts> queues) {
+		this.listener = listener;
+		this.requested = requested;
+		this.policy = policy;
+		this.queues = List.copyOf(queues);
+	}
+
+	/**
+	 * Choose, for the broker the application talks to.
+	 * @param version the broker's version
+	 * @return the choice
+	 */
+	BackendChoice choose(String version) {
+		BackendChoice chosen = BackendChoice.choose(this.requested, this.policy, version, this.queues);
+		this.brokerVersion = version;
+		this.choice = chosen;
+		return chosen;
+	}
+
+	/**
+	 * Whether the broker holds this listener's retries.
+	 * @return whether the broker backend runs
+	 */
+	boolean isBroker() {
+		BackendChoice chosen = this.choice;
+		return chosen != null && chosen.backend() == RetryBackend.BROKER;
+	}
+
+	public String listener() {
+		return this.listener;
+	}
+
+	/**
+	 * What the listener's policy asks for.
+	 * @return the requested backend
+	 */
+	public RetryBackend requested() {
+		return this.requested;
+	}
+
+	/**
+	 * The choice, once the broker's version is known.
+	 * @return the choice, or {@code null} before the application first connected
+	 */
+	public @Nullable BackendChoice choice() {
+		return this.choice;
+	}
+
+	/**
+	 * The version of the broker the choice was made for.
+	 * @return e.g. {@code 4.3.6}, or {@code null} before the application first connected
+	 */
+	public @Nullable String brokerVersion() {
+		return this.brokerVersion;
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.github.tieredretry.policy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Which backend a listener's retries run on, and why: {@link RetryBackend#BROKER} only
+ * where the broker is RabbitMQ 4.3 or later and every queue of the listener is a quorum
+ * queue whose delayed retry produces exactly the policy's delays, with a delivery limit
+ * that lets every retry happen; the tiers everywhere else. A listener that asked for the
+ * broker and cannot have it gets a {@link #problem() problem} and its fix instead of
+ * other delays in silence.
+ *
+ * @param backend the backend that runs ({@link RetryBackend#TIERS} or
+ * {@link RetryBackend#BROKER})
+ * @param reason why, in words for the startup line and the endpoint
+ * @param problem when the broker was asked for and cannot be had: why not, else
+ * {@code null}
+ * @param fix what to do about the problem, or {@code null}
+ */
+public record BackendChoice(RetryBackend backend, String reason, @Nullable String problem, @Nullable String fix) {
+
+	/** The first RabbitMQ version with delayed retry for quorum queues. */
+	static final int[] FIRST_VERSION = { 4, 3 };
+
+	/**
+	 * What the starter knows of a queue a listener consumes.
+	 *
+	 * @param name the queue
+	 * @param arguments its arguments, or {@code null} when the application cannot see
+	 * them (not declared by it)
+	 */
+	public record QueueFacts(String name, @Nullable Map<String, ?> arguments) {
+	}
+
+	/**
+	 * Choose.
+	 * @param requested what the listener's policy asks for
+	 * @param policy the listener's policy
+	 * @param brokerVersion the broker's version, e.g. {@code 4.3.6}
+	 * @param queues the queues the listener consumes
+	 * @return the choice
+	 */
+	public static BackendChoice choose(RetryBackend requested, EffectiveRetryPolicy policy, String brokerVersion,
+			List<QueueFacts> queues) {
+		if (requested == RetryBackend.TIERS) {
+			return tiers("retry.backend is tiers");
+		}
+		BrokerDelayedRetry wanted = BrokerDelayedRetry.producing(policy);
+		List<String> reasons = new ArrayList<>();
+		if (!atLeast(brokerVersion, FIRST_VERSION)) {
+			reasons.add("RabbitMQ " + brokerVersion + " has no delayed retry (4.3 or later has)");
+		}
+		if (policy.maxRetries() < 1) {
+			reasons.add("the policy makes no retries");
+		}
+		else if (wanted == null) {
+			reasons.add("its delays " + DurationText.of(delays(policy)) + " do not grow linearly from the first "
+					+ "(d, 2d, 3d, ... up to a cap), the only delays a queue's delayed retry makes");
+		}
+		for (QueueFacts queue : queues) {
+			String problem = problemWith(queue, policy);
+			if (problem != null) {
+				reasons.add(problem);
+			}
+		}
+		if (reasons.isEmpty()) {
+			BrokerDelayedRetry delayedRetry = BrokerDelayedRetry.fromQueueArguments(queues.get(0).arguments());
+			return new BackendChoice(RetryBackend.BROKER, "RabbitMQ " + brokerVersion
+					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
+					null);
+		}
+		String reason = String.join("; ", reasons);
+		if (requested == RetryBackend.AUTO) {
+			return tiers("retry.backend is auto and the broker cannot hold its retries: " + reason);
+		}
+		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
+				"retry.backend is broker, but the broker cannot hold its retries: " + reason,
+				fix(wanted, policy, queues));
+	}
+
+	private static @Nullable String problemWith(QueueFacts queue, EffectiveRetryPolicy policy) {
+		if (queue.arguments() == null) {
+			return "the arguments of queue '" + queue.name() + "' cannot be seen (the application does not "
+					+ "declare it)";
+		}
+		Map<String, ?> arguments = queue.arguments();
+		if (!"quorum".equals(String.valueOf(arguments.get("x-queue-type")))) {
+			return "queue '" + queue.name() + "' is not a quorum queue";
+		}
+		BrokerDelayedRetry delayedRetry = BrokerDelayedRetry.fromQueueArguments(arguments);
+		if (!delayedRetry.delaysRejects()) {
+			return "queue '" + queue.name() + "' has " + delayedRetry + ", which delays no reject";
+		}
+		if (!delayedRetry.produces(policy)) {
+			return "queue '" + queue.name() + "' delays retries by "
+					+ DurationText.of(delayedRetry.delays(Math.min(policy.maxRetries(), 5)))
+					+ ((policy.maxRetries() > 5) ? "..." : "") + " (" + delayedRetry + "), not by the policy's "
+					+ DurationText.of(delays(policy));
+		}
+		long limit = deliveryLimit(arguments);
+		if (limit >= 0 && limit < policy.maxRetries() + 1L) {
+			return "queue '" + queue.name() + "' has a delivery limit of " + limit + ", so the broker would drop "
+					+ "or dead-letter a message before its " + policy.maxRetries() + " retries are done";
+		}
+		return null;
+	}
+
+	/**
+	 * A queue's delivery limit as its arguments set it.
+	 * @param arguments the arguments
+	 * @return the limit, the default from RabbitMQ 4.0 when none is set, or {@code -1}
+	 * for none
+	 */
+	static long deliveryLimit(Map<String, ?> arguments) {
+		Object limit = arguments.get(BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT);
+		if (limit instanceof Number number) {
+			return (number.longValue() < 0) ? -1 : number.longValue();
+		}
+		return BrokerDelayedRetry.DEFAULT_DELIVERY_LIMIT;
+	}
+
+	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy,
+			List<QueueFacts> queues) {
+		if (wanted == null) {
+			return "Give the policy linear delays (such as delays: 2s, 4s, 6s, or a single delay), or set "
+					+ "retry.backend to auto or tiers.";
+		}
+		String arguments = wanted.queueArguments() + " and " + BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT
+				+ " of at least " + (policy.maxRetries() + 1);
+		return "On RabbitMQ 4.3 or later, declare each queue as a quorum queue with arguments " + arguments
+				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans); a queue "
+				+ "that exists keeps its arguments, so recreate it, or give it a policy ("
+				+ wanted.policyCommand(queues.get(0).name()) + ") and declare it with the same arguments. Or set "
+				+ "retry.backend to auto or tiers.";
+	}
+
+	private static List<java.time.Duration> delays(EffectiveRetryPolicy policy) {
+		List<java.time.Duration> delays = new ArrayList<>();
+		for (int retry = 1; retry <= Math.min(policy.maxRetries(), 5); retry++) {
+			delays.add(policy.delayBeforeRetry(retry));
+		}
+		return delays;
+	}
+
+	private static BackendChoice tiers(String reason) {
+		return new BackendChoice(RetryBackend.TIERS, reason, null, null);
+	}
+
+	/**
+	 * Whether a version is at least another.
+	 * @param version e.g. {@code 4.3.6}, {@code 3.10.8}
+	 * @param atLeast major and minor
+	 * @return whether it is; {@code false} for a version that cannot be read
+	 */
+	static boolean atLeast(String version, int[] atLeast) {
+		String[] parts = version.split("[.+-]");
+		try {
+			int major = Integer.parseInt(parts[0]);
+			int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
+			return (major != atLeast[0]) ? major > atLeast[0] : minor >= atLeast[1];
+		}
+		catch (NumberFormatException ex) {
+			return false;
+		}
+	}
+
+}

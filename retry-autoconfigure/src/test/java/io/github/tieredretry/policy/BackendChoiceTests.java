@@ -1,0 +1,119 @@
+package io.github.tieredretry.policy;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link BackendChoice}: the broker holds a listener's retries only where it
+ * makes exactly the policy's delays; {@code auto} falls back to the tiers and says why,
+ * {@code broker} says what to fix.
+ */
+class BackendChoiceTests {
+
+	private static final EffectiveRetryPolicy LINEAR = new EffectiveRetryPolicy(3,
+			List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3)), Duration.ofSeconds(1), 2.0,
+			Duration.ofHours(1), 0, null, List.of(), List.of());
+
+	@Test
+	void aQuorumQueueWhoseDelayedRetryMakesThePolicysDelaysRunsOnTheBrokerFromRabbitMq43() {
+		BackendChoice choice = BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(arguments())));
+
+		assertThat(choice.backend()).isEqualTo(RetryBackend.BROKER);
+		assertThat(choice.problem()).isNull();
+		assertThat(choice.reason()).contains("RabbitMQ 4.3.6 holds each retry in its queue");
+	}
+
+	@Test
+	void autoRunsOnTheTiersAndSaysWhyWhereTheBrokerCannotHoldTheRetries() {
+		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))))
+			.satisfies((choice) -> {
+				assertThat(choice.backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice.problem()).isNull();
+				assertThat(choice.reason()).contains("RabbitMQ 4.0.5 has no delayed retry");
+			});
+		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(null))).reason())
+			.contains("arguments of queue 'orders' cannot be seen");
+		Map<String, Object> classic = arguments();
+		classic.remove("x-queue-type");
+		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(classic))).reason())
+			.contains("queue 'orders' is not a quorum queue");
+	}
+
+	@Test
+	void delaysThatTheQueueDoesNotMakeAreNeverRunAtOtherDelays() {
+		Map<String, Object> slower = arguments();
+		slower.put("x-delayed-retry-min", 2000);
+		slower.put("x-delayed-retry-max", 6000);
+
+		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(slower)));
+
+		assertThat(choice.backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(choice.problem()).contains("queue 'orders' delays retries by [2s, 4s, 6s]")
+			.contains("not by the policy's [1s, 2s, 3s]");
+		assertThat(choice.fix()).contains("x-delayed-retry-min=1000").contains("x-delayed-retry-max=3000");
+	}
+
+	@Test
+	void aDeliveryLimitThatEndsTheRetriesEarlyIsAProblem() {
+		Map<String, Object> limited = arguments();
+		limited.put("x-delivery-limit", 3);
+
+		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
+			.contains("delivery limit of 3");
+		limited.put("x-delivery-limit", 4);
+		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
+			.isNull();
+		limited.put("x-delivery-limit", -1);
+		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
+			.isNull();
+	}
+
+	@Test
+	void aPolicyWhoseDelaysDoNotGrowLinearlyCannotRunOnTheBroker() {
+		EffectiveRetryPolicy exponential = new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0,
+				Duration.ofHours(1), 0, null, List.of(), List.of());
+
+		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, exponential, "4.3.6",
+				List.of(queue(arguments())));
+
+		assertThat(choice.problem()).contains("delays [1s, 2s, 4s] do not grow linearly");
+		assertThat(choice.fix()).contains("linear delays");
+	}
+
+	@Test
+	void tiersAreTiers() {
+		assertThat(BackendChoice.choose(RetryBackend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))).backend())
+			.isEqualTo(RetryBackend.TIERS);
+	}
+
+	@Test
+	void versionsAreComparedByMajorAndMinor() {
+		int[] first = { 4, 3 };
+		assertThat(BackendChoice.atLeast("4.3.6", first)).isTrue();
+		assertThat(BackendChoice.atLeast("4.10.0", first)).isTrue();
+		assertThat(BackendChoice.atLeast("5.0.0", first)).isTrue();
+		assertThat(BackendChoice.atLeast("4.2.9", first)).isFalse();
+		assertThat(BackendChoice.atLeast("3.13.7", first)).isFalse();
+		assertThat(BackendChoice.atLeast("unknown", first)).isFalse();
+	}
+
+	private static Map<String, Object> arguments() {
+		Map<String, Object> arguments = new LinkedHashMap<>();
+		arguments.put("x-queue-type", "quorum");
+		arguments.put("x-delayed-retry-type", "failed");
+		arguments.put("x-delayed-retry-min", 1000);
+		arguments.put("x-delayed-retry-max", 3000);
+		return arguments;
+	}
+
+	private static BackendChoice.QueueFacts queue(Map<String, ?> arguments) {
+		return new BackendChoice.QueueFacts("orders", arguments);
+	}
+
+}
