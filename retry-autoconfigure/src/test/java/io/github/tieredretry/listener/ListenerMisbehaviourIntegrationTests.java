@@ -1,6 +1,8 @@
 package io.github.tieredretry.listener;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
 import io.github.tieredretry.annotation.RetryableListener;
@@ -95,12 +97,22 @@ class ListenerMisbehaviourIntegrationTests {
 
 	@Test
 	void slowEventListenerHoldsUpNoAcknowledgement() {
-		// Prefetch 1: until the failed message is acked, its consumer gets nothing else.
-		String failing = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "fail:1");
+		// Prefetch 1: until a failed message is acked, its consumer gets nothing else.
+		String first = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "fail:1");
+		String second = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "fail:1");
 		String healthy = Messages.publish(queues.broker(), "", ONE_AT_A_TIME, "ok");
 		try {
+			// The first failed message's RetryScheduledEvent reached the event listener,
+			// which blocks from then on, until the test ends.
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.slowEvents.entered.contains(first));
+			// Yet the second failed message was forwarded and acked after it (the
+			// consumer got the healthy one), and both retries came back: no ack waited
+			// for the event listener, not even the acks that follow the blocked event.
 			await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(healthy));
-			await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(failing));
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> this.recorder.succeeded(first) && this.recorder.succeeded(second));
+			assertThat(this.slowEvents.entered).as("events the blocked event listener was given")
+				.containsExactly(first);
 			assertThat(this.slowEvents.blocked.getCount()).as("the event listener is still blocked").isOne();
 		}
 		finally {
@@ -164,9 +176,13 @@ class ListenerMisbehaviourIntegrationTests {
 
 		final CountDownLatch blocked = new CountDownLatch(1);
 
+		/** The ids of the messages whose event it was given. */
+		final List<String> entered = new CopyOnWriteArrayList<>();
+
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) throws InterruptedException {
 			if (ONE_AT_A_TIME.equals(event.queue())) {
+				this.entered.add(String.valueOf(event.messageId()));
 				this.blocked.await();
 			}
 		}

@@ -3,6 +3,7 @@ package io.github.tieredretry.reliability.conditions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -32,6 +33,8 @@ class BoundedWorkQueueIntegrationTests {
 
 	static final String TIER = "retry.delay.2s";
 
+	static final String WORK = "bounded.work";
+
 	@Test
 	void classicTierDropsARetryThatAFullRejectPublishWorkQueueRefuses() throws Exception {
 		try (Scenario scenario = new Scenario("classic", "reject-publish")) {
@@ -53,8 +56,16 @@ class BoundedWorkQueueIntegrationTests {
 		ConditionsBroker.setRabbitEnv("dead_letter_worker_publisher_confirm_timeout", "2000");
 		try (Scenario scenario = new Scenario("quorum", "reject-publish")) {
 			String retried = scenario.failOnceThenFillTheWorkQueue();
-			await().pollDelay(Duration.ofSeconds(4)).atMost(Duration.ofSeconds(5)).until(() -> true);
-			assertThat(scenario.app.deliveries().count(retried)).isOne();
+			// Its TTL ran out: the tier holds the retry for dead-lettering, the full work
+			// queue still holds only the filler.
+			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.heldForDeadLettering(TIER) == 1);
+			assertThat(scenario.channel.messageCount(TIER)).isZero();
+			// And keeps holding it while the work queue refuses it again and again (the
+			// dead-letter worker tries every 2 s here). Each look is a rabbitmqctl call,
+			// which a busy machine slows down: hence the room beyond the 5 s.
+			await().during(Duration.ofSeconds(5))
+				.atMost(Duration.ofSeconds(15))
+				.until(() -> scenario.heldForDeadLettering(TIER) == 1 && scenario.channel.messageCount(WORK) == 1);
 			scenario.app.startListeners();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
 			// At-least-once dead-lettering tries again until the work queue takes it.
@@ -85,9 +96,11 @@ class BoundedWorkQueueIntegrationTests {
 	 */
 	private static final class Scenario implements AutoCloseable {
 
-		static final String WORK = "bounded.work";
-
 		static final String PARKING_LOT = "bounded.parking-lot";
+
+		final HarnessBroker broker;
+
+		final String vhost;
 
 		final HarnessApplication app;
 
@@ -98,13 +111,13 @@ class BoundedWorkQueueIntegrationTests {
 		String filler = "";
 
 		Scenario(String queueType, String overflow) throws Exception {
-			HarnessBroker broker = ConditionsBroker.get();
-			String vhost = ConditionsBroker.newVirtualHost("bounded-" + queueType + "-" + overflow);
-			this.app = HarnessApplication.start(broker, vhost,
+			this.broker = ConditionsBroker.get();
+			this.vhost = ConditionsBroker.newVirtualHost("bounded-" + queueType + "-" + overflow);
+			this.app = HarnessApplication.start(this.broker, this.vhost,
 					Map.of("test.work", WORK, "test.work-max-length", 1, "test.work-overflow", overflow,
 							"retry.queue-type", queueType, "retry.parking-lot", PARKING_LOT, "retry.tiers", "2s",
 							"retry.defaults.max-retries", 1, "retry.defaults.delays", "2s"));
-			this.connection = broker.connect(vhost, "bounded-work-test");
+			this.connection = this.broker.connect(this.vhost, "bounded-work-test");
 			this.channel = this.connection.createChannel();
 			this.channel.confirmSelect();
 		}
@@ -120,6 +133,28 @@ class BoundedWorkQueueIntegrationTests {
 			this.filler = publish("ok");
 			assertThat(this.channel.messageCount(WORK)).isOne();
 			return retried;
+		}
+
+		/**
+		 * Messages a quorum queue has dead-lettered (their TTL ran out) but still holds,
+		 * because their target has not confirmed them yet (at-least-once dead-lettering).
+		 * @param queue the quorum queue
+		 * @return how many
+		 */
+		long heldForDeadLettering(String queue) {
+			// rabbitmqctl list_queues does not offer messages_dlx; the queue's own info
+			// does.
+			String expression = String
+				.format(Locale.ROOT,
+						"{ok, Q} = rabbit_amqqueue:lookup(rabbit_misc:r(<<\"%s\">>, queue, <<\"%s\">>)), "
+								+ "[{messages_dlx, N}] = rabbit_amqqueue:info(Q, [messages_dlx]), N.",
+						this.vhost, queue);
+			String output = this.broker.ctl("eval", expression).requireSuccess().output().strip();
+			String count = output.substring(output.lastIndexOf('\n') + 1).strip();
+			if (!count.matches("\\d+")) {
+				throw new IllegalStateException("No messages_dlx for " + queue + " (not a quorum queue?): " + output);
+			}
+			return Long.parseLong(count);
 		}
 
 		private String publish(String script) throws IOException {

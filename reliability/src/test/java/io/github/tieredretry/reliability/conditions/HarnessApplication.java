@@ -22,6 +22,7 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -68,6 +69,15 @@ final class HarnessApplication implements AutoCloseable {
 		return this.context.getBean(StarterEvents.class);
 	}
 
+	/**
+	 * The AMQP methods the application sent so far, on every connection of Spring Boot's
+	 * connection factory (the listeners' acks, nacks and rejects among them).
+	 * @return the recorded methods
+	 */
+	SentMethods sentMethods() {
+		return this.context.getBean(SentMethods.class);
+	}
+
 	<T> T bean(Class<T> type) {
 		return this.context.getBean(type);
 	}
@@ -112,6 +122,16 @@ final class HarnessApplication implements AutoCloseable {
 		@Bean
 		StarterEvents starterEvents() {
 			return new StarterEvents();
+		}
+
+		@Bean
+		SentMethods sentMethods() {
+			return new SentMethods();
+		}
+
+		@Bean
+		ConnectionFactoryCustomizer recordSentMethods(SentMethods sentMethods) {
+			return (factory) -> factory.setTrafficListener(sentMethods);
 		}
 
 	}

@@ -12,13 +12,20 @@ import java.util.concurrent.TimeoutException;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.PublisherBlockedEvent;
 import io.github.tieredretry.event.PublisherUnblockedEvent;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -28,7 +35,10 @@ import static org.awaitility.Awaitility.await;
  * RabbitMQ stops reading every connection that publishes, so no failed message can be
  * forwarded. Healthy messages must keep flowing, failed ones must wait (held, or back in
  * their queue without a hot loop), no forward may be tried only to time out, and once the
- * alarm clears every message is processed and none parked.
+ * alarm clears every message is processed and none parked. Meanwhile the health stays
+ * {@code UP} with the blocked publisher as a detail, gauge
+ * {@code rabbitmq.retry.publisher.blocked} is 1, and the failed messages that go back to
+ * their queue go back with {@code basic.nack(requeue=true)}, never {@code basic.reject}.
  * <p>
  * A backlog is processed without the alarm, then another during it; the healthy messages'
  * rate of both runs is printed (a figure of this harness, not asserted;
@@ -71,22 +81,39 @@ class ResourceAlarmIntegrationTests {
 
 				Backlog alarmed = Backlog.publish(channel, app, "alarmed-" + round);
 				Duration alarmedHealthy;
+				long nacksBefore = app.sentMethods().requeueingNacks();
 				broker.ctl("set_vm_memory_high_watermark", "0.00001").requireSuccess();
 				try {
 					alarmedHealthy = alarmed.timeToProcessTheHealthyOnes(app);
 					// Still in the alarm: the forwards wait, none was tried only to fail,
 					// nothing was parked.
 					assertThat(publisher.isBlocked()).isTrue();
+					assertThat(app.events().of(PublisherBlockedEvent.class)).hasSize(round);
+					assertThat(blockedGauge(app)).as(PublisherBlockedMetrics.BLOCKED).isEqualTo(1.0);
+					assertThat(retryHealth(app).getStatus()).isEqualTo(Status.UP);
+					assertThat(retryHealth(app).getDetails())
+						.extractingByKey("publisher", InstanceOfAssertFactories.MAP)
+						.containsEntry("state", "blocked");
 					assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
 					assertThat(alarmed.failingOnes()).allSatisfy(
 							(id) -> assertThat(app.deliveries().count(id)).as("attempts of %s during the alarm", id)
 								.isLessThanOrEqualTo(8));
+					// More failed messages than a consumer holds: the others went back to
+					// their queue, with a requeueing nack.
+					assertThat(app.sentMethods().requeueingNacks()).as("requeueing nacks during the alarm")
+						.isGreaterThan(nacksBefore);
+					assertThat(app.sentMethods().rejects()).as("rejects").isZero();
 				}
 				finally {
 					broker.ctl("set_vm_memory_high_watermark", "0.4").requireSuccess();
 				}
 				await().atMost(Duration.ofSeconds(60)).until(() -> alarmed.allProcessed(app));
 				await().atMost(Duration.ofSeconds(10)).until(() -> !publisher.isBlocked());
+				assertThat(app.events().of(PublisherUnblockedEvent.class)).hasSize(round);
+				assertThat(blockedGauge(app)).as(PublisherBlockedMetrics.BLOCKED).isZero();
+				assertThat(retryHealth(app).getStatus()).isEqualTo(Status.UP);
+				assertThat(retryHealth(app).getDetails()).extractingByKey("publisher", InstanceOfAssertFactories.MAP)
+					.containsEntry("state", "running");
 				ratios.add((double) calmHealthy.toNanos() / alarmedHealthy.toNanos());
 				System.out.printf(
 						"[resource alarm] round %d: %d healthy messages in %d ms without the alarm, %d ms "
@@ -98,11 +125,20 @@ class ResourceAlarmIntegrationTests {
 			assertThat(app.events().of(MessageParkedEvent.class)).isEmpty();
 			assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
 			assertThat(channel.messageCount("alarm.parking-lot")).isZero();
+			assertThat(app.sentMethods().rejects()).as("rejects").isZero();
 			System.out.printf(
 					"[resource alarm] healthy rate during the alarm / without it, median of %d rounds: "
 							+ "%.2fx (rounds: %s)%n",
 					ROUNDS, ratios.stream().sorted().toList().get(ROUNDS / 2), ratios);
 		}
+	}
+
+	private static double blockedGauge(HarnessApplication app) {
+		return app.bean(MeterRegistry.class).get(PublisherBlockedMetrics.BLOCKED).gauge().value();
+	}
+
+	private static Health retryHealth(HarnessApplication app) {
+		return app.bean(RetryHealthIndicator.class).health(true);
 	}
 
 	/**

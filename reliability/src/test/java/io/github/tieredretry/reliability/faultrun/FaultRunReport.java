@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * @param lostExamples a few lost messages, with their plan
  * @param notPublished messages the producer had not published (confirmed) when the run
  * stopped: only a stalled run has any; neither processed, parked nor lost
- * @param lostByBroker lost messages that expired from a classic tier during a broker
- * restart or crash (classic queues dead-letter at most once); not counted in {@code lost}
+ * @param lostByBroker lost messages that expired from a tier during a broker restart or
+ * crash, not counted in {@code lost}: classic queues dead-letter at most once and may
+ * lose these, quorum tiers must not
  * @param lostByBrokerExamples a few of those
  * @param wrongOutcome messages processed or parked against their plan (or parked for the
  * wrong reason)
@@ -117,9 +118,9 @@ record FaultRunReport(QueueType queueType, String broker, int messages, Map<Faul
 		}
 		if (this.lostByBroker > 0) {
 			lines.add(String.format(
-					"lost by broker: %d, expired from a classic tier during the broker restart or crash "
-							+ "(classic queues dead-letter at most once; quorum tiers do not lose these)  e.g. %s",
-					this.lostByBroker, this.lostByBrokerExamples));
+					"lost by broker: %d, expired from a %s tier during the broker restart or crash "
+							+ "(classic queues dead-letter at most once; quorum tiers must not lose these)  e.g. %s",
+					this.lostByBroker, this.queueType.name().toLowerCase(Locale.ROOT), this.lostByBrokerExamples));
 		}
 		lines.add(String.format("wrong outcome: %d%s", this.wrongOutcome,
 				this.wrongExamples.isEmpty() ? "" : "  e.g. " + this.wrongExamples));
