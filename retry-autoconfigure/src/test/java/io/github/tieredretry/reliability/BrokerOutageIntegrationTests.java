@@ -12,6 +12,7 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;

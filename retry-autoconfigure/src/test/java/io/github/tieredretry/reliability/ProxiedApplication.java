@@ -6,6 +6,7 @@ import java.util.Map;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;

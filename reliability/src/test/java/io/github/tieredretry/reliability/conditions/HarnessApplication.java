@@ -13,6 +13,7 @@ import io.github.tieredretry.event.PublisherUnblockedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestApplications;
 
@@ -74,8 +75,8 @@ final class HarnessApplication implements AutoCloseable {
 	 * connection factory (the listeners' acks, nacks and rejects among them).
 	 * @return the recorded methods
 	 */
-	SentMethods sentMethods() {
-		return this.context.getBean(SentMethods.class);
+	OutboundFrames frames() {
+		return this.context.getBean(OutboundFrames.class);
 	}
 
 	<T> T bean(Class<T> type) {
@@ -125,13 +126,13 @@ final class HarnessApplication implements AutoCloseable {
 		}
 
 		@Bean
-		SentMethods sentMethods() {
-			return new SentMethods();
+		OutboundFrames frames() {
+			return new OutboundFrames();
 		}
 
 		@Bean
-		ConnectionFactoryCustomizer recordSentMethods(SentMethods sentMethods) {
-			return (factory) -> factory.setTrafficListener(sentMethods);
+		ConnectionFactoryCustomizer recordOutboundFrames(OutboundFrames frames) {
+			return (factory) -> factory.setTrafficListener(frames);
 		}
 
 	}

@@ -81,7 +81,7 @@ class ResourceAlarmIntegrationTests {
 
 				Backlog alarmed = Backlog.publish(channel, app, "alarmed-" + round);
 				Duration alarmedHealthy;
-				long nacksBefore = app.sentMethods().requeueingNacks();
+				long nacksBefore = app.frames().requeueingNacks();
 				broker.ctl("set_vm_memory_high_watermark", "0.00001").requireSuccess();
 				try {
 					alarmedHealthy = alarmed.timeToProcessTheHealthyOnes(app);
@@ -100,9 +100,9 @@ class ResourceAlarmIntegrationTests {
 								.isLessThanOrEqualTo(8));
 					// More failed messages than a consumer holds: the others went back to
 					// their queue, with a requeueing nack.
-					assertThat(app.sentMethods().requeueingNacks()).as("requeueing nacks during the alarm")
+					assertThat(app.frames().requeueingNacks()).as("requeueing nacks during the alarm")
 						.isGreaterThan(nacksBefore);
-					assertThat(app.sentMethods().rejects()).as("rejects").isZero();
+					assertThat(app.frames().rejects()).as("rejects").isZero();
 				}
 				finally {
 					broker.ctl("set_vm_memory_high_watermark", "0.4").requireSuccess();
@@ -125,7 +125,7 @@ class ResourceAlarmIntegrationTests {
 			assertThat(app.events().of(MessageParkedEvent.class)).isEmpty();
 			assertThat(app.events().of(ForwardFailedEvent.class)).isEmpty();
 			assertThat(channel.messageCount("alarm.parking-lot")).isZero();
-			assertThat(app.sentMethods().rejects()).as("rejects").isZero();
+			assertThat(app.frames().rejects()).as("rejects").isZero();
 			System.out.printf(
 					"[resource alarm] healthy rate during the alarm / without it, median of %d rounds: "
 							+ "%.2fx (rounds: %s)%n",

@@ -1,4 +1,4 @@
-package io.github.tieredretry.reliability.conditions;
+package io.github.tieredretry.testsupport;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -9,12 +9,11 @@ import com.rabbitmq.client.Method;
 import com.rabbitmq.client.TrafficListener;
 
 /**
- * The AMQP methods a harness application sends on its connections, as they go on the
- * wire: which messages went back to their queue with {@code basic.nack(requeue=true)} and
- * whether any with {@code basic.reject} (RabbitMQ 4.3 counts a reject, not a nack,
- * towards a quorum queue's delivery limit).
+ * Records the AMQP methods an application sends, as they go on the wire: which requeues
+ * are {@code basic.nack} and which {@code basic.reject} (RabbitMQ 4.3 counts a reject,
+ * not a nack, towards a quorum queue's delivery limit).
  */
-final class SentMethods implements TrafficListener {
+public final class OutboundFrames implements TrafficListener {
 
 	private final List<Method> sent = new CopyOnWriteArrayList<>();
 
@@ -27,13 +26,21 @@ final class SentMethods implements TrafficListener {
 	public void read(Command inboundCommand) {
 	}
 
-	long requeueingNacks() {
+	/**
+	 * Requeues sent with {@code basic.nack}.
+	 * @return how many
+	 */
+	public long requeueingNacks() {
 		return this.sent.stream()
 			.filter((method) -> method instanceof AMQP.Basic.Nack nack && nack.getRequeue())
 			.count();
 	}
 
-	long rejects() {
+	/**
+	 * Messages sent back with {@code basic.reject}.
+	 * @return how many
+	 */
+	public long rejects() {
 		return this.sent.stream().filter(AMQP.Basic.Reject.class::isInstance).count();
 	}
 
