@@ -71,8 +71,7 @@ public final class DeclaredQueues {
 				long limit = deliveryLimit(arguments);
 				if (limit >= 0 && limit < policy.maxRetries() + 1L) {
 					// Room for every retry, and for a few deliveries that a crash or a
-					// lost
-					// connection spends.
+					// lost connection spends.
 					added.put(BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT, policy.maxRetries() + 5);
 				}
 				arguments.putAll(added);

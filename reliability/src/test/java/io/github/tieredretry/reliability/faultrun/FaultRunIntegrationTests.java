@@ -52,8 +52,7 @@ class FaultRunIntegrationTests {
 		assertThat(report.lost()).as("lost messages (%s)", report.lostExamples()).isZero();
 		if (queueType == QueueType.QUORUM) {
 			// Quorum tiers dead-letter at least once: not even a retry that expired
-			// during
-			// the broker fault may be lost.
+			// during the broker fault may be lost.
 			assertThat(report.lostByBroker()).as("quorum tiers: lost by the broker (%s)", report.lostByBrokerExamples())
 				.isZero();
 		}
