@@ -70,10 +70,8 @@ final class UnprotectedListenersWarning implements BeanPostProcessor, SmartIniti
 			return "A message they fail on is not retried, " + rejected;
 		}
 		// Spring AMQP requeues with basic.nack(requeue=true). Quorum queues count
-		// requeues
-		// towards their delivery limit (20 by default) from RabbitMQ 4.0 on, but 4.3
-		// counts
-		// basic.reject only (RetryDisabledIntegrationTests).
+		// requeues towards their delivery limit (20 by default) from RabbitMQ 4.0 on, but
+		// 4.3 counts basic.reject only (RetryDisabledIntegrationTests).
 		return "A message they fail on is requeued (basic.nack with requeue=true) and delivered again at once. "
 				+ "From a classic queue (any RabbitMQ version), and from a quorum queue on RabbitMQ 3.x or 4.3 and "
 				+ "later, it comes back again and again: a hot loop while the failure lasts. From a quorum queue on "
