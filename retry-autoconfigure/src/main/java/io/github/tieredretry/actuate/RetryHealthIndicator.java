@@ -5,8 +5,11 @@ import java.util.Map;
 
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.listener.BreakerState;
+import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.ListenerGates;
+import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
@@ -31,6 +34,8 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 
 	private final ListenerGates breakers;
 
+	private final @Nullable RetryBackends backends;
+
 	/**
 	 * Create the indicator.
 	 * @param depths the cached queue depths
@@ -41,17 +46,32 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
 			@Nullable PublisherBlockedState publisherState, ListenerGates breakers) {
+		this(depths, topology, publisherState, breakers, null);
+	}
+
+	/**
+	 * Create the indicator.
+	 * @param depths cached queue depths
+	 * @param topology the retry topology
+	 * @param publisherState whether RabbitMQ blocks the forwarding connection, if known
+	 * @param breakers the listeners' circuit breakers
+	 * @param backends the listeners' backends, or {@code null} when unknown
+	 */
+	public RetryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
+			@Nullable PublisherBlockedState publisherState, ListenerGates breakers, @Nullable RetryBackends backends) {
 		super("Retry queues could not be checked");
 		this.depths = depths;
 		this.topology = topology;
 		this.publisherState = publisherState;
 		this.breakers = breakers;
+		this.backends = backends;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		addPublisher(builder);
 		addBreakers(builder);
+		addBackends(builder);
 		RetryQueueDepths.Snapshot snapshot = this.depths.current();
 		if (!snapshot.isRead()) {
 			builder.down().withDetail("error", String.valueOf(snapshot.failure()));
@@ -120,6 +140,19 @@ public class RetryHealthIndicator extends AbstractHealthIndicator {
 		if (!breakers.isEmpty()) {
 			builder.withDetail("breakers", breakers);
 		}
+	}
+
+	// Where each listener's retries wait: the tiers, or its own queue (the broker).
+	private void addBackends(Health.Builder builder) {
+		if (this.backends == null || this.backends.backends().isEmpty()) {
+			return;
+		}
+		Map<String, Object> backends = new LinkedHashMap<>();
+		for (ListenerBackend backend : this.backends.backends()) {
+			BackendChoice choice = backend.choice();
+			backends.put(backend.listener(), (choice != null) ? choice.backend().value() : "not chosen yet");
+		}
+		builder.withDetail("backends", backends);
 	}
 
 }

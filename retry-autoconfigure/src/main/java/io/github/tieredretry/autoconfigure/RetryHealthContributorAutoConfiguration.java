@@ -3,6 +3,7 @@ package io.github.tieredretry.autoconfigure;
 import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.listener.ListenerGates;
+import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
 
@@ -28,9 +29,10 @@ public final class RetryHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = { "retryHealthIndicator", "retryHealthContributor" })
 	RetryHealthIndicator retryHealthIndicator(RetryQueueDepths depths, RetryTopology topology,
-			ObjectProvider<PublisherBlockedState> publisherState, ObjectProvider<ListenerGates> breakers) {
+			ObjectProvider<PublisherBlockedState> publisherState, ObjectProvider<ListenerGates> breakers,
+			ObjectProvider<RetryBackends> backends) {
 		return new RetryHealthIndicator(depths, topology, publisherState.getIfAvailable(),
-				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS));
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable());
 	}
 
 }

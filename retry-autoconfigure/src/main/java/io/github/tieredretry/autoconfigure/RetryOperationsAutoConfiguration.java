@@ -6,6 +6,7 @@ import com.rabbitmq.client.Channel;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerGates;
+import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.observation.RetryObservations;
@@ -51,9 +52,10 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot, ObjectProvider<ListenerGates> breakers) {
+			ParkingLotService parkingLot, ObjectProvider<ListenerGates> breakers,
+			ObjectProvider<RetryBackends> backends) {
 		return new RetryOverview(topology, listeners, depths, parkingLot,
-				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS));
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable());
 	}
 
 	static ReplaySettings replaySettings(RetryProperties properties) {

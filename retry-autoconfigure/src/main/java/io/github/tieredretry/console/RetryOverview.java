@@ -11,12 +11,15 @@ import java.util.NoSuchElementException;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.github.tieredretry.listener.BreakerState;
+import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.ListenerGates;
+import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplayStatus;
+import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.TierLadder;
@@ -47,6 +50,8 @@ public final class RetryOverview {
 
 	private final ListenerGates breakers;
 
+	private final @Nullable RetryBackends backends;
+
 	/**
 	 * Create an overview.
 	 * @param topology the retry topology
@@ -57,11 +62,26 @@ public final class RetryOverview {
 	 */
 	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
 			ParkingLotService parkingLot, ListenerGates breakers) {
+		this(topology, listeners, depths, parkingLot, breakers, null);
+	}
+
+	/**
+	 * Create the overview.
+	 * @param topology the retry topology
+	 * @param listeners the retryable listeners
+	 * @param depths cached queue depths
+	 * @param parkingLot the parking lot
+	 * @param breakers the listeners' circuit breakers
+	 * @param backends the listeners' backends, or {@code null} when unknown
+	 */
+	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
+			ParkingLotService parkingLot, ListenerGates breakers, @Nullable RetryBackends backends) {
 		this.topology = topology;
 		this.listeners = listeners;
 		this.depths = depths;
 		this.parkingLot = parkingLot;
 		this.breakers = breakers;
+		this.backends = backends;
 	}
 
 	/**
@@ -129,10 +149,24 @@ public final class RetryOverview {
 		return byListener;
 	}
 
-	private static Listener describe(RetryableListenerInfo info, @Nullable BreakerState breaker) {
+	private Listener describe(RetryableListenerInfo info, @Nullable BreakerState breaker) {
 		return new Listener(info.listener(), info.listenerId(), info.queues(),
 				info.policyName().isEmpty() ? null : info.policyName(), describe(info.policy()),
-				(breaker != null) ? describe(breaker) : null);
+				(breaker != null) ? describe(breaker) : null, backendOf(info.listener()));
+	}
+
+	private @Nullable Backend backendOf(String listener) {
+		if (this.backends == null) {
+			return null;
+		}
+		for (ListenerBackend backend : this.backends.backends()) {
+			if (backend.listener().equals(listener)) {
+				BackendChoice choice = backend.choice();
+				return new Backend(backend.requested().value(), (choice != null) ? choice.backend().value() : null,
+						(choice != null) ? choice.reason() : "chosen when RabbitMQ can first be reached");
+			}
+		}
+		return null;
 	}
 
 	private static Breaker describe(BreakerState state) {
@@ -220,7 +254,19 @@ public final class RetryOverview {
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	public record Listener(String listener, @Nullable String listenerId, List<String> queues, @Nullable String policy,
-			Policy effectivePolicy, @Nullable Breaker breaker) {
+			Policy effectivePolicy, @Nullable Breaker breaker, @Nullable Backend backend) {
+	}
+
+	/**
+	 * Where a listener's retries wait.
+	 *
+	 * @param requested what its policy asks for: {@code auto}, {@code tiers} or
+	 * {@code broker}
+	 * @param running what runs: {@code tiers} or {@code broker}, {@code null} until
+	 * RabbitMQ was first reached
+	 * @param reason why
+	 */
+	public record Backend(String requested, @Nullable String running, String reason) {
 	}
 
 	/**

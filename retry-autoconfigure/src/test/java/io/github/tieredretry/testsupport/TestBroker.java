@@ -154,6 +154,32 @@ public final class TestBroker {
 	}
 
 	/**
+	 * The broker's version, as it announces it on a connection.
+	 * @return e.g. {@code 4.3.6}
+	 */
+	public String version() {
+		try (Connection connection = newConnection()) {
+			return String.valueOf(connection.getServerProperties().get("version"));
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Could not close the connection to the test broker", ex);
+		}
+	}
+
+	/**
+	 * Whether the broker is at least a version.
+	 * @param major its major version
+	 * @param minor its minor version
+	 * @return whether it is that version or later
+	 */
+	public boolean isAtLeast(int major, int minor) {
+		String[] parts = version().split("\\.");
+		int actualMajor = Integer.parseInt(parts[0]);
+		int actualMinor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
+		return (actualMajor != major) ? actualMajor > major : actualMinor >= minor;
+	}
+
+	/**
 	 * Open a plain AMQP client connection to this broker.
 	 * @return a new connection
 	 */

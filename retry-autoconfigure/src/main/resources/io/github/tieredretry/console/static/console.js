@@ -122,8 +122,19 @@
       el('td', { class: 'num' }, listener.effectivePolicy.maxRetries),
       el('td', {}, listener.effectivePolicy.delays.join(', ')),
       el('td', { class: 'class-names' }, listener.effectivePolicy.noRetryOn.map(simpleName).join(', ')),
+      backendCell(listener),
       breakerCell(listener))));
     showReplay(overview.replay);
+  }
+
+  // Where a listener's retries wait: the tiers or its own queue (the broker), and why.
+  function backendCell(listener) {
+    const backend = listener.backend;
+    if (!backend) {
+      return el('td', {}, 'tiers');
+    }
+    return el('td', { title: backend.reason }, (backend.running || 'not chosen yet')
+      + ((backend.requested === 'auto') ? ' (auto)' : ''));
   }
 
   // A listener's circuit breaker: its state, and a button to pause or resume the listener.
