@@ -92,8 +92,11 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 			return "queue '" + queue.name() + "' is not a quorum queue";
 		}
 		BrokerDelayedRetry delayedRetry = BrokerDelayedRetry.fromQueueArguments(arguments);
+		if (delayedRetry.type() == BrokerDelayedRetry.Type.DISABLED) {
+			return "queue '" + queue.name() + "' has no delayed retry (no x-delayed-retry-type and -min arguments)";
+		}
 		if (!delayedRetry.delaysRejects()) {
-			return "queue '" + queue.name() + "' has " + delayedRetry + ", which delays no reject";
+			return "queue '" + queue.name() + "' has delayed retry " + delayedRetry + ", which delays no reject";
 		}
 		if (!delayedRetry.produces(policy)) {
 			return "queue '" + queue.name() + "' delays retries by "

@@ -1,0 +1,282 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.tieredretry.annotation.Backend;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.event.RetryScheduledEvent;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.parkinglot.ParkingLotService;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestApplications;
+import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The broker backend (#23) on every broker of the matrix: a listener on a quorum queue
+ * whose delayed retry makes its policy's delays (here added by
+ * {@code retry.broker.declare-queue-arguments}) runs on the broker from RabbitMQ 4.3 (no
+ * forward, no tier; its retry count the broker's), and on the tiers before, saying why;
+ * either way every message is retried at its policy's delays, never early, and parked
+ * after its last retry with the same headers.
+ */
+@SpringBootTest
+@RabbitIntegrationTest
+class BrokerBackendIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("backend");
+
+	static final TestQueues.Topology topology = queues.topology();
+
+	static final String WORK = queues.name("work");
+
+	static boolean onTheBroker;
+
+	@DynamicPropertySource
+	static void properties(DynamicPropertyRegistry registry) {
+		registry.add("test.work", () -> WORK);
+		registry.add("retry.parking-lot", topology::parkingLot);
+		registry.add("retry.tiers", topology::tiers);
+		registry.add("retry.queue-type", () -> "quorum");
+		registry.add("retry.broker.declare-queue-arguments", () -> "true");
+		registry.add("retry.policies.linear.max-retries", () -> "3");
+		registry.add("retry.policies.linear.delays", () -> "300ms, 600ms, 900ms");
+		registry.add("retry.policies.linear.no-retry-on", IllegalArgumentException.class::getName);
+	}
+
+	@BeforeAll
+	static void whichBackend() {
+		onTheBroker = TestBroker.get().isAtLeast(4, 3);
+	}
+
+	@Autowired
+	InvocationRecorder recorder;
+
+	@Autowired
+	ScheduledRetries scheduled;
+
+	@Autowired
+	RetryOverview overview;
+
+	@Autowired
+	ParkingLotService parkingLot;
+
+	@Test
+	void theBackendThatRunsAndWhyAreShownForTheListener() {
+		RetryOverview.Backend backend = this.overview.describe()
+			.listeners()
+			.stream()
+			.filter((listener) -> listener.queues().contains(WORK))
+			.findFirst()
+			.orElseThrow()
+			.backend();
+
+		assertThat(backend.requested()).isEqualTo("auto");
+		if (onTheBroker) {
+			assertThat(backend.running()).isEqualTo("broker");
+			assertThat(backend.reason()).contains("holds each retry in its queue")
+				.contains("failed (min 300ms, max 900ms)");
+		}
+		else {
+			assertThat(backend.running()).isEqualTo("tiers");
+			assertThat(backend.reason()).contains("has no delayed retry (4.3 or later has)");
+		}
+	}
+
+	@Test
+	void failedMessageIsRetriedAtThePolicysDelaysNeverEarly() {
+		String id = Messages.publish(queues.broker(), "", WORK, "fail-until-retry:2");
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L, 2L);
+		List<Duration> gaps = this.recorder.gaps(id);
+		assertThat(gaps.get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
+		assertThat(gaps.get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(600));
+		assertThat(this.scheduled.of(id)).hasSize(2)
+			.extracting(RetryScheduledEvent::tier)
+			.allSatisfy((tier) -> assertThat(tier.equals("broker")).isEqualTo(onTheBroker));
+		if (onTheBroker) {
+			// The broker's count is the retry count the listener sees.
+			assertThat(this.recorder.of(id).get(2).header(RetryHeaders.BROKER_DELIVERY_COUNT))
+				.isInstanceOfSatisfying(Number.class, (count) -> assertThat(count.longValue()).isEqualTo(2));
+		}
+	}
+
+	@Test
+	void lastFailureIsParkedWithItsRetryCountAndNoBrokerCounts() {
+		String id = Messages.publish(queues.broker(), "", WORK, "always");
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(WORK);
+		assertThat(parked.properties().getHeaders()).containsKey(RetryHeaders.FIRST_FAILURE)
+			.doesNotContainKeys(RetryHeaders.BROKER_DELIVERY_COUNT, RetryHeaders.BROKER_ACQUIRED_COUNT);
+		assertThat(this.recorder.count(id)).isEqualTo(4);
+	}
+
+	@Test
+	void failureNoRetryFixesIsParkedAtOnce() {
+		String id = Messages.publish(queues.broker(), "", WORK, "reject");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
+		assertThat(this.recorder.count(id)).isOne();
+	}
+
+	@Test
+	void replayedMessageStartsAFreshRetryCycle() {
+		// Fails its first attempt and its three retries, then succeeds.
+		String id = Messages.publish(queues.broker(), "", WORK, "fail:4");
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.count(id) == 4);
+
+		// Replayed once it is parked.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.parkingLot.replay(WORK, null).moved() == 1);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).last().satisfies((replayed) -> assertThat(replayed.retryCount()).isZero());
+	}
+
+	@Test
+	void askingForTheBrokerWhereItCannotMakeThePolicysDelaysFailsStartupWithTheFix() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (String pair : TestBroker.get().springProperties()) {
+			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+		}
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("test.work", queues.name("exponential"));
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.queue-type", "quorum");
+		properties.put("retry.broker.declare-queue-arguments", "true");
+
+		assertThatThrownBy(() -> TestApplications.run(Startups.ExponentialApp.class, properties).close())
+			.hasStackTraceContaining("retry.backend is broker, but the broker cannot hold its retries")
+			.hasStackTraceContaining(onTheBroker ? "do not grow linearly" : "has no delayed retry")
+			.hasStackTraceContaining("retry.backend to auto or tiers");
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		ScheduledRetries scheduledRetries() {
+			return new ScheduledRetries();
+		}
+
+		@Bean
+		Queue workQueue() {
+			return QueueBuilder.durable(WORK).quorum().build();
+		}
+
+		@Bean
+		Listener listener(InvocationRecorder recorder) {
+			return new Listener(recorder);
+		}
+
+	}
+
+	static class Listener extends ScriptedListener {
+
+		Listener(InvocationRecorder recorder) {
+			super(recorder);
+		}
+
+		@RabbitListener(queues = "${test.work}")
+		@RetryableListener(policy = "linear")
+		void onWork(Message message) {
+			run(message);
+		}
+
+	}
+
+	/** Applications started by a test on their own. */
+	static class Startups {
+
+		/**
+		 * Asks for the broker with the default exponential back-off (1s, 2s, 4s, ...).
+		 */
+		@SpringBootConfiguration
+		@EnableAutoConfiguration
+		static class ExponentialApp {
+
+			@Bean
+			Queue workQueue(Environment environment) {
+				return QueueBuilder.durable(environment.getRequiredProperty("test.work")).quorum().build();
+			}
+
+			@Bean
+			ExponentialListener exponentialListener() {
+				return new ExponentialListener();
+			}
+
+		}
+
+		static class ExponentialListener {
+
+			@RabbitListener(queues = "${test.work}")
+			@RetryableListener(backend = Backend.BROKER)
+			void onWork(Message message) {
+			}
+
+		}
+
+	}
+
+	static class ScheduledRetries {
+
+		final List<RetryScheduledEvent> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void on(RetryScheduledEvent event) {
+			this.events.add(event);
+		}
+
+		List<RetryScheduledEvent> of(String messageId) {
+			return this.events.stream().filter((event) -> messageId.equals(event.messageId())).toList();
+		}
+
+	}
+
+}
