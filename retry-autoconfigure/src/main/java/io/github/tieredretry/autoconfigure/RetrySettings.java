@@ -28,6 +28,9 @@ import org.springframework.util.ClassUtils;
  */
 final class RetrySettings {
 
+	/** Where retries wait unless retry.defaults.backend says otherwise. */
+	static final RetryBackend DEFAULT_BACKEND = RetryBackend.AUTO;
+
 	private RetrySettings() {
 	}
 
@@ -76,7 +79,7 @@ final class RetrySettings {
 		});
 		RetryBackend defaultBackend = properties.getDefaults().getBackend();
 		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers,
-				(defaultBackend != null) ? defaultBackend : RetryBackend.AUTO, namedBackends);
+				(defaultBackend != null) ? defaultBackend : DEFAULT_BACKEND, namedBackends);
 	}
 
 	private static BreakerLayer breakerLayer(String prefix, RetryPolicyProperties.Breaker breaker) {

@@ -131,6 +131,9 @@ class RetryPropertiesTests {
 			return builtIn(BreakerLayer.class, BreakerLayer.BUILT_IN,
 					name.substring((DEFAULTS_PREFIX + "breaker.").length()));
 		}
+		if (name.equals(DEFAULTS_PREFIX + "backend")) {
+			return RetrySettings.DEFAULT_BACKEND;
+		}
 		if (name.startsWith(DEFAULTS_PREFIX)) {
 			String field = camelCase(name.substring(DEFAULTS_PREFIX.length()));
 			try {

@@ -1,6 +1,8 @@
 package io.github.tieredretry.reliability.consumer;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.event.MessageParkedEvent;
@@ -32,20 +34,40 @@ public class FaultRunConsumerApplication {
 			.run(args);
 	}
 
+	/**
+	 * The arguments of a run on the broker backend: linear delays (250 ms, 500 ms, 750
+	 * ms, 1 s: the only kind a queue's delayed retry makes), which the work queue's
+	 * delayed retry holds ({@link #workQueueArguments}).
+	 */
+	public static final List<String> BROKER_BACKEND_ARGUMENTS = List.of("--fault-run.broker-backend=true",
+			"--retry.defaults.backend=broker", "--retry.defaults.delays=250ms, 500ms, 750ms, 1000ms");
+
 	@Bean
 	Queue faultRunWorkQueue(@Value("${fault-run.queue}") String name,
-			@Value("${retry.queue-type:classic}") QueueType queueType) {
-		return new Queue(name, true, false, false, workQueueArguments(queueType));
+			@Value("${retry.queue-type:classic}") QueueType queueType,
+			@Value("${fault-run.broker-backend:false}") boolean brokerBackend) {
+		return new Queue(name, true, false, false, workQueueArguments(queueType, brokerBackend));
 	}
 
 	/**
 	 * The work queue's arguments; the harness declares the queue with the same ones
 	 * before it publishes.
 	 * @param queueType the run's queue type (work queue and tiers alike)
+	 * @param brokerBackend whether the retries run on the broker backend: the queue's
+	 * delayed retry makes the delays of {@link #BROKER_BACKEND_ARGUMENTS}
 	 * @return the arguments
 	 */
-	public static Map<String, Object> workQueueArguments(QueueType queueType) {
-		return (queueType == QueueType.QUORUM) ? Map.of("x-queue-type", "quorum") : Map.of();
+	public static Map<String, Object> workQueueArguments(QueueType queueType, boolean brokerBackend) {
+		Map<String, Object> arguments = new LinkedHashMap<>();
+		if (queueType == QueueType.QUORUM) {
+			arguments.put("x-queue-type", "quorum");
+		}
+		if (brokerBackend) {
+			arguments.put("x-delayed-retry-type", "failed");
+			arguments.put("x-delayed-retry-min", 250);
+			arguments.put("x-delayed-retry-max", 1000);
+		}
+		return arguments;
 	}
 
 	@Bean(destroyMethod = "close")

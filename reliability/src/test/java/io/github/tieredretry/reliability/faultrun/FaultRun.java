@@ -213,7 +213,7 @@ final class FaultRun {
 	FaultRun(HarnessBroker broker, FaultRunSettings settings) {
 		this.broker = broker;
 		this.settings = settings;
-		String type = settings.queueType().name().toLowerCase(Locale.ROOT);
+		String type = settings.variant();
 		this.vhost = "fault-run-" + type;
 		this.runDirectory = settings.workDirectory().resolve(type);
 		this.parkingLot = new ParkingLotReader(broker, this.vhost, PARKING_LOT, settings.messages());
@@ -637,7 +637,7 @@ final class FaultRun {
 	}
 
 	private List<String> consumerArguments() {
-		return List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
+		List<String> arguments = new ArrayList<>(List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
 				"--spring.rabbitmq.username=" + this.broker.username(),
 				"--spring.rabbitmq.password=" + this.broker.password(), "--spring.rabbitmq.virtual-host=" + this.vhost,
 				"--fault-run.queue=" + WORK_QUEUE, "--fault-run.concurrency=" + this.settings.consumerConcurrency(),
@@ -645,14 +645,18 @@ final class FaultRun {
 				"--retry.parking-lot=" + PARKING_LOT,
 				// Replays are paced for live traffic (50/s by default); here they race
 				// each other at full speed.
-				"--retry.replay.rate=100000");
+				"--retry.replay.rate=100000"));
+		if (this.settings.brokerBackend()) {
+			arguments.addAll(FaultRunConsumerApplication.BROKER_BACKEND_ARGUMENTS);
+		}
+		return arguments;
 	}
 
 	private void declareWorkQueue() {
 		try (Connection connection = this.broker.connect(this.vhost, "fault-run-setup")) {
 			connection.createChannel()
-				.queueDeclare(WORK_QUEUE, true, false, false,
-						FaultRunConsumerApplication.workQueueArguments(this.settings.queueType()));
+				.queueDeclare(WORK_QUEUE, true, false, false, FaultRunConsumerApplication
+					.workQueueArguments(this.settings.queueType(), this.settings.brokerBackend()));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot declare the work queue", ex);
@@ -685,7 +689,7 @@ final class FaultRun {
 	}
 
 	private void log(String line) {
-		System.out.println("[fault run " + this.settings.queueType().name().toLowerCase(Locale.ROOT) + "] " + line);
+		System.out.println("[fault run " + this.settings.variant() + "] " + line);
 	}
 
 }

@@ -1,7 +1,10 @@
 package io.github.tieredretry.reliability.faultrun;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.List;
 
+import com.rabbitmq.client.Connection;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testbrokers.HarnessBrokers;
 import io.github.tieredretry.topology.QueueType;
@@ -38,15 +41,23 @@ class FaultRunIntegrationTests {
 		}
 	}
 
-	static List<QueueType> queueTypes() {
-		return FaultRunSettings.queueTypes();
+	static List<String> variants() {
+		try (Connection connection = broker.connect("/", "fault-run-version")) {
+			return FaultRunSettings.variants(String.valueOf(connection.getServerProperties().get("version")));
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
-	@ParameterizedTest(name = "{0} tiers")
-	@MethodSource("queueTypes")
-	void everyMessageIsProcessedOrParkedDespiteKilledConsumersClosedConnectionsAndABrokerRestart(QueueType queueType) {
-		FaultRunSettings settings = FaultRunSettings.fromSystemProperties(queueType);
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("variants")
+	void everyMessageIsProcessedOrParkedDespiteKilledConsumersClosedConnectionsAndABrokerRestart(String variant) {
+		FaultRunSettings settings = FaultRunSettings.fromSystemProperties(variant);
+		QueueType queueType = settings.queueType();
 		FaultRunReport report = new FaultRun(broker, settings).run();
+		System.out.println("=== Variant: " + settings.variant()
+				+ (settings.brokerBackend() ? " (quorum tiers; retries held by the work queue's delayed retry)" : ""));
 		System.out.println(report.format());
 
 		assertThat(report.lost()).as("lost messages (%s)", report.lostExamples()).isZero();

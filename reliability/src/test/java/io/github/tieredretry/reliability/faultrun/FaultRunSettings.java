@@ -16,6 +16,8 @@ import io.github.tieredretry.topology.QueueType;
  *
  * @param messages how many uniquely identified messages to publish
  * @param queueType the type of the tier queues, the parking lot and the work queue
+ * @param brokerBackend whether the retries run on the broker backend (RabbitMQ 4.3: the
+ * work queue's delayed retry holds them) instead of the tiers
  * @param seed makes the distribution of fault plans over the messages reproducible
  * @param workDirectory where the broker node, journals and consumer logs go
  * @param consumerConcurrency listener threads of the consuming application
@@ -30,9 +32,9 @@ import io.github.tieredretry.topology.QueueType;
  * @param http whether each instance serves its actuator endpoints over HTTP
  * @param schedule the faults
  */
-record FaultRunSettings(int messages, QueueType queueType, long seed, Path workDirectory, int consumerConcurrency,
-		int producerWindow, int publishRate, Duration stallTimeout, boolean crashBroker, int consumerInstances,
-		boolean http, List<FaultRun.ScheduledFault> schedule) {
+record FaultRunSettings(int messages, QueueType queueType, boolean brokerBackend, long seed, Path workDirectory,
+		int consumerConcurrency, int producerWindow, int publishRate, Duration stallTimeout, boolean crashBroker,
+		int consumerInstances, boolean http, List<FaultRun.ScheduledFault> schedule) {
 
 	static final String CLUSTER_MESSAGES = "reliability.cluster.messages";
 
@@ -44,6 +46,9 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 
 	static final String SEED = "reliability.seed";
 
+	/** The variant whose retries run on the broker backend. */
+	static final String BROKER_VARIANT = "broker";
+
 	static final String WORK_DIRECTORY = "reliability.work-dir";
 
 	/**
@@ -52,11 +57,19 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 	 */
 	static final String BROKER_FAULT = "reliability.broker-fault";
 
-	static FaultRunSettings fromSystemProperties(QueueType queueType) {
-		return new FaultRunSettings(Integer.getInteger(MESSAGES, 20_000), queueType, Long.getLong(SEED, 20240611L),
-				defaultWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), 0,
-				Duration.ofSeconds(60), "crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false,
-				FaultRun.SINGLE_NODE_SCHEDULE);
+	/**
+	 * The variant of the single-node run named as in {@value #QUEUE_TYPES}.
+	 * @param variant {@code classic}, {@code quorum} (tiers of that type) or
+	 * {@code broker} (quorum tiers, retries on the broker backend)
+	 * @return the settings
+	 */
+	static FaultRunSettings fromSystemProperties(String variant) {
+		boolean broker = variant.equals(BROKER_VARIANT);
+		QueueType queueType = broker ? QueueType.QUORUM : QueueType.valueOf(variant.toUpperCase(Locale.ROOT));
+		return new FaultRunSettings(Integer.getInteger(MESSAGES, 20_000), queueType, broker,
+				Long.getLong(SEED, 20240611L), defaultWorkDirectory(), defaultConsumerConcurrency(),
+				defaultProducerWindow(), 0, Duration.ofSeconds(60),
+				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE);
 	}
 
 	/**
@@ -69,9 +82,9 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 		// Publishing is spread over at least 100 s: the node faults take the cluster
 		// about a minute, and they must all happen while messages flow.
 		int rate = Integer.getInteger("reliability.cluster.publish-rate", Math.max(100, messages / 100));
-		return new FaultRunSettings(messages, QueueType.QUORUM, Long.getLong(SEED, 20240611L), clusterWorkDirectory(),
-				defaultConsumerConcurrency(), defaultProducerWindow(), rate, Duration.ofSeconds(60), false, 2, true,
-				FaultRun.CLUSTER_SCHEDULE);
+		return new FaultRunSettings(messages, QueueType.QUORUM, false, Long.getLong(SEED, 20240611L),
+				clusterWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), rate,
+				Duration.ofSeconds(60), false, 2, true, FaultRun.CLUSTER_SCHEDULE);
 	}
 
 	static Path defaultWorkDirectory() {
@@ -91,15 +104,33 @@ record FaultRunSettings(int messages, QueueType queueType, long seed, Path workD
 	}
 
 	/**
-	 * The queue types to run with, from {@code -Dreliability.queue-types=classic,quorum}.
-	 * @return the queue types
+	 * The variants to run, from {@code -Dreliability.queue-types=classic,quorum,broker}:
+	 * classic or quorum tiers, and the broker backend (on RabbitMQ 4.3 or later only:
+	 * before, the broker cannot hold retries).
+	 * @param brokerVersion the harness broker's version
+	 * @return the variants
 	 */
-	static List<QueueType> queueTypes() {
-		return Arrays.stream(System.getProperty(QUEUE_TYPES, "classic,quorum").split(","))
-			.map(String::trim)
+	static List<String> variants(String brokerVersion) {
+		boolean delayedRetry = atLeast43(brokerVersion);
+		return Arrays.stream(System.getProperty(QUEUE_TYPES, "classic,quorum,broker").split(","))
+			.map((name) -> name.trim().toLowerCase(Locale.ROOT))
 			.filter((name) -> !name.isEmpty())
-			.map((name) -> QueueType.valueOf(name.toUpperCase(Locale.ROOT)))
+			.filter((name) -> !name.equals(BROKER_VARIANT) || delayedRetry)
 			.toList();
+	}
+
+	private static boolean atLeast43(String version) {
+		String[] parts = version.split("\\.");
+		int major = Integer.parseInt(parts[0]);
+		return major > 4 || (major == 4 && parts.length > 1 && Integer.parseInt(parts[1]) >= 3);
+	}
+
+	/**
+	 * The name of the run: {@code classic}, {@code quorum} or {@code broker}.
+	 * @return the name
+	 */
+	String variant() {
+		return this.brokerBackend ? BROKER_VARIANT : this.queueType.name().toLowerCase(Locale.ROOT);
 	}
 
 }
