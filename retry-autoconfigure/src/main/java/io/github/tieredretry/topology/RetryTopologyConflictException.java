@@ -25,19 +25,19 @@ public class RetryTopologyConflictException extends IllegalStateException {
 
 	private final String virtualHost;
 
-	private final boolean nothingDeclared;
+	private final boolean createdOnlyMissing;
 
 	/**
 	 * Create an exception.
 	 * @param conflicts every conflicting object, at least one
 	 * @param configuredType the configured queue type
 	 * @param virtualHost the virtual host the objects are on
-	 * @param nothingDeclared whether the conflicts were found before this application
-	 * declared anything
+	 * @param createdOnlyMissing whether the conflicts were found by the startup check,
+	 * which creates only the objects that are missing and changes none that exist
 	 */
 	public RetryTopologyConflictException(List<Conflict> conflicts, QueueType configuredType, String virtualHost,
-			boolean nothingDeclared) {
-		super(describe(conflicts, configuredType, virtualHost, nothingDeclared) + " "
+			boolean createdOnlyMissing) {
+		super(describe(conflicts, configuredType, virtualHost, createdOnlyMissing) + " "
 				+ fix(conflicts, configuredType, virtualHost));
 		if (conflicts.isEmpty()) {
 			throw new IllegalArgumentException("A conflict needs at least one conflicting object");
@@ -45,7 +45,7 @@ public class RetryTopologyConflictException extends IllegalStateException {
 		this.conflicts = List.copyOf(conflicts);
 		this.configuredType = configuredType;
 		this.virtualHost = virtualHost;
-		this.nothingDeclared = nothingDeclared;
+		this.createdOnlyMissing = createdOnlyMissing;
 	}
 
 	/**
@@ -53,7 +53,7 @@ public class RetryTopologyConflictException extends IllegalStateException {
 	 * @return the problem, in sentences
 	 */
 	public String getProblem() {
-		return describe(this.conflicts, this.configuredType, this.virtualHost, this.nothingDeclared);
+		return describe(this.conflicts, this.configuredType, this.virtualHost, this.createdOnlyMissing);
 	}
 
 	/**
@@ -77,7 +77,7 @@ public class RetryTopologyConflictException extends IllegalStateException {
 	}
 
 	private static String describe(List<Conflict> conflicts, QueueType configuredType, String virtualHost,
-			boolean nothingDeclared) {
+			boolean createdOnlyMissing) {
 		StringBuilder problem = new StringBuilder();
 		problem.append((conflicts.size() == 1) ? "An object" : conflicts.size() + " objects")
 			.append(" of the retry topology already exist")
@@ -90,8 +90,10 @@ public class RetryTopologyConflictException extends IllegalStateException {
 		for (Conflict conflict : conflicts) {
 			problem.append(System.lineSeparator()).append("    - ").append(conflict.description());
 		}
-		if (nothingDeclared) {
-			problem.append(System.lineSeparator()).append("This application declared nothing on the broker.");
+		if (createdOnlyMissing) {
+			problem.append(System.lineSeparator())
+				.append("This application changed none of them; of the retry topology it created only what was "
+						+ "missing.");
 		}
 		return problem.toString();
 	}

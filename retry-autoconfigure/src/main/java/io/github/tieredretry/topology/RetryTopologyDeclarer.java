@@ -20,11 +20,12 @@ import org.springframework.amqp.rabbit.connection.RabbitUtils;
  * fail the application with a clear message, and whenever a forward finds part of the
  * topology missing.
  * <p>
- * It checks first and declares after: every queue and exchange is inspected first,
- * without creating any, and when any exists with other arguments nothing at all is
- * declared, so that a failed start leaves nothing behind. Declaring is idempotent; once a
- * check has passed, the application's {@code RabbitAdmin} also declares the same objects
- * (from the {@link RetryDeclarables} bean) on every new connection.
+ * It declares every queue and exchange with its arguments first, each on a channel of its
+ * own: what is missing is created, what is equivalent is left as it is, and every object
+ * that exists with other arguments is refused and reported, all at once (and left as it
+ * is). Declaring is idempotent; once a check has passed, the application's
+ * {@code RabbitAdmin} also declares the same objects (from the {@link RetryDeclarables}
+ * bean) on every new connection, and the bindings are declared.
  */
 public final class RetryTopologyDeclarer {
 
@@ -67,7 +68,7 @@ public final class RetryTopologyDeclarer {
 		if (amqpAdmin == null) {
 			return false;
 		}
-		List<Conflict> conflicts = this.probe.inspect(this.topology).conflicts();
+		List<Conflict> conflicts = this.probe.declareOrFindConflicts(this.topology);
 		if (!conflicts.isEmpty()) {
 			throw new RetryTopologyConflictException(conflicts, this.topology.queueType(), this.probe.virtualHost(),
 					true);

@@ -21,12 +21,16 @@ import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 
 /**
- * Finds out what the broker already has of the retry topology without creating anything:
- * which exchanges and queues are missing, and which exist with other arguments. A passive
- * declaration tells whether an object exists; only an existing one is then declared with
- * the topology's arguments, which changes nothing when they are equivalent and is refused
- * (406, channel closed) when they are not. Every check runs on a channel of its own, so
- * that one refusal cannot hide the next: all conflicts are found at once.
+ * Finds out what the broker has of the retry topology. At startup the topology is
+ * declared first, each object with its arguments: that creates what is missing and
+ * changes nothing that is equivalent, and only an object that exists with other arguments
+ * is refused (406, channel closed), which is then looked at more closely (is the type the
+ * whole difference?). Declaring first, rather than asking with passive declarations,
+ * leaves no error in the broker's log on a normal first start (a passive declaration of a
+ * missing object is a channel error there). Every declaration runs on a channel of its
+ * own, so that one refusal cannot hide the next: all conflicts are found at once. The
+ * periodic check asks with passive declarations, which only fail for an object that was
+ * deleted.
  */
 final class TopologyProbe {
 
@@ -56,13 +60,7 @@ final class TopologyProbe {
 				missing.add("exchange " + exchange.getName());
 			}
 			else {
-				String refusal = refusal(connection,
-						(channel) -> channel.exchangeDeclare(exchange.getName(), exchange.getType(),
-								exchange.isDurable(), exchange.isAutoDelete(), exchange.isInternal(),
-								exchange.getArguments()));
-				if (refusal != null) {
-					conflicts.add(new Conflict("exchange", exchange.getName(), null, refusal));
-				}
+				checkExchange(connection, exchange, conflicts);
 			}
 		}
 		Map<String, Queue> ofOtherType = queuesOfOtherType(topology);
@@ -71,17 +69,54 @@ final class TopologyProbe {
 				missing.add("queue " + queue.getName());
 				continue;
 			}
-			String refusal = refusal(connection, declaration(queue));
-			if (refusal != null) {
-				// Equivalent to the other type's declaration? Then the type is the whole
-				// difference.
-				Queue other = ofOtherType.get(queue.getName());
-				QueueType existing = (other != null && refusal(connection, declaration(other)) == null)
-						? otherType(topology.queueType()) : null;
-				conflicts.add(new Conflict("queue", queue.getName(), existing, refusal));
-			}
+			checkQueue(connection, queue, ofOtherType, topology.queueType(), conflicts);
 		}
 		return new Inspection(missing, conflicts);
+	}
+
+	/**
+	 * Declare every exchange and queue of the topology, each with its arguments, and say
+	 * which exist with other arguments (those are not changed).
+	 * @param topology the topology
+	 * @return the conflicts, empty when everything was declared
+	 * @throws AmqpIOException when the broker cannot be asked (connection lost, no
+	 * permission)
+	 */
+	List<Conflict> declareOrFindConflicts(RetryTopology topology) {
+		Connection connection = this.connectionFactory.createConnection();
+		List<Conflict> conflicts = new ArrayList<>();
+		for (Exchange exchange : topology.exchanges()) {
+			checkExchange(connection, exchange, conflicts);
+		}
+		Map<String, Queue> ofOtherType = queuesOfOtherType(topology);
+		for (Queue queue : topology.queues()) {
+			checkQueue(connection, queue, ofOtherType, topology.queueType(), conflicts);
+		}
+		return conflicts;
+	}
+
+	// Declares the exchange: a refusal means it exists with other arguments.
+	private static void checkExchange(Connection connection, Exchange exchange, List<Conflict> conflicts) {
+		String refusal = refusal(connection,
+				(channel) -> channel.exchangeDeclare(exchange.getName(), exchange.getType(), exchange.isDurable(),
+						exchange.isAutoDelete(), exchange.isInternal(), exchange.getArguments()));
+		if (refusal != null) {
+			conflicts.add(new Conflict("exchange", exchange.getName(), null, refusal));
+		}
+	}
+
+	// Declares the queue: a refusal means it exists with other arguments.
+	private static void checkQueue(Connection connection, Queue queue, Map<String, Queue> ofOtherType,
+			QueueType queueType, List<Conflict> conflicts) {
+		String refusal = refusal(connection, declaration(queue));
+		if (refusal != null) {
+			// Equivalent to the other type's declaration? Then the type is the whole
+			// difference.
+			Queue other = ofOtherType.get(queue.getName());
+			QueueType existing = (other != null && refusal(connection, declaration(other)) == null)
+					? otherType(queueType) : null;
+			conflicts.add(new Conflict("queue", queue.getName(), existing, refusal));
+		}
 	}
 
 	private static Map<String, Queue> queuesOfOtherType(RetryTopology topology) {

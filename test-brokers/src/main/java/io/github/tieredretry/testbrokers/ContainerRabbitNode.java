@@ -57,6 +57,11 @@ public final class ContainerRabbitNode implements HarnessBroker {
 	}
 
 	@Override
+	public String log() {
+		return this.container.getLogs();
+	}
+
+	@Override
 	public String host() {
 		return this.container.getHost();
 	}

@@ -149,6 +149,12 @@ public interface HarnessBroker extends AutoCloseable {
 		}
 	}
 
+	/**
+	 * What the broker has logged so far.
+	 * @return the log's text
+	 */
+	String log();
+
 	/** Stop the node and release everything it holds. */
 	@Override
 	void close();

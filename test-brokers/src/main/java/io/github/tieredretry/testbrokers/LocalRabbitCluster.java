@@ -187,6 +187,13 @@ public final class LocalRabbitCluster implements HarnessBroker {
 		throw new UnsupportedOperationException("A cluster's faults are node faults: kill, stop, startAgain");
 	}
 
+	@Override
+	public String log() {
+		StringBuilder text = new StringBuilder();
+		this.nodes.forEach((node) -> text.append(node.log()));
+		return text.toString();
+	}
+
 	public List<LocalRabbitNode> nodes() {
 		return this.nodes;
 	}

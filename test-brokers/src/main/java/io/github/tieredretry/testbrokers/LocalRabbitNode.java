@@ -356,6 +356,20 @@ public final class LocalRabbitNode implements HarnessBroker {
 		}
 	}
 
+	@Override
+	public String log() {
+		try (Stream<Path> logs = Files.list(this.base.resolve("log"))) {
+			StringBuilder text = new StringBuilder();
+			for (Path log : logs.filter((file) -> file.toString().endsWith(".log")).sorted().toList()) {
+				text.append(Files.readString(log, StandardCharsets.UTF_8));
+			}
+			return text.toString();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Cannot read the log of " + this.node, ex);
+		}
+	}
+
 	private String logTail() {
 		try (Stream<Path> logs = Files.list(this.base.resolve("log"))) {
 			StringBuilder tail = new StringBuilder();
