@@ -32,6 +32,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
@@ -61,11 +62,16 @@ class BrokerBackendIntegrationTests {
 
 	static final String WORK = queues.name("work");
 
+	static final String PAUSED = queues.name("paused");
+
+	static final String RESTARTED = queues.name("restarted");
+
 	static boolean onTheBroker;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("test.work", () -> WORK);
+		registry.add("test.paused", () -> PAUSED);
 		registry.add("retry.parking-lot", topology::parkingLot);
 		registry.add("retry.tiers", topology::tiers);
 		registry.add("retry.queue-type", () -> "quorum");
@@ -73,6 +79,14 @@ class BrokerBackendIntegrationTests {
 		registry.add("retry.policies.linear.max-retries", () -> "3");
 		registry.add("retry.policies.linear.delays", () -> "300ms, 600ms, 900ms");
 		registry.add("retry.policies.linear.no-retry-on", IllegalArgumentException.class::getName);
+		// Pauses at its first failure, probes one message every 300 ms.
+		registry.add("retry.policies.paused.max-retries", () -> "3");
+		registry.add("retry.policies.paused.delays", () -> "300ms, 600ms, 900ms");
+		registry.add("retry.policies.paused.breaker.enabled", () -> "true");
+		registry.add("retry.policies.paused.breaker.sliding-window-size", () -> "1");
+		registry.add("retry.policies.paused.breaker.minimum-calls", () -> "1");
+		registry.add("retry.policies.paused.breaker.wait-in-open-state", () -> "300ms");
+		registry.add("retry.policies.paused.breaker.probes-in-half-open-state", () -> "1");
 	}
 
 	@BeforeAll
@@ -91,6 +105,9 @@ class BrokerBackendIntegrationTests {
 
 	@Autowired
 	ParkingLotService parkingLot;
+
+	@Autowired
+	PausedListener paused;
 
 	@Test
 	void theBackendThatRunsAndWhyAreShownForTheListener() {
@@ -172,22 +189,67 @@ class BrokerBackendIntegrationTests {
 	}
 
 	@Test
-	void askingForTheBrokerWhereItCannotMakeThePolicysDelaysFailsStartupWithTheFix() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+	void pausedListenersFailedProbesSpendNoRetry() {
+		this.paused.down = true;
+		String id = Messages.publish(queues.broker(), "", PAUSED, "ok");
+
+		// Its first failure is retry 1 and pauses the listener; the probes that follow
+		// fail too, and are held: the broker's count stays at 1.
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.count(id) >= 8);
+		this.paused.down = false;
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.startsWith(0L)
+			.last()
+			.isEqualTo(1L);
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.allSatisfy((retries) -> assertThat(retries).isLessThanOrEqualTo(1L));
+		assertThat(queues.parkingLot(topology.parkingLot()).from(PAUSED)).isEmpty();
+	}
+
+	@Test
+	void retryWaitingWhileTheApplicationStopsRunsWhenItIsBack() {
+		Map<String, Object> properties = startupProperties(RESTARTED);
+		properties.put("retry.defaults.delays", "1500ms");
+		properties.put("retry.defaults.max-retries", "1");
+		String id;
+		try (ConfigurableApplicationContext first = TestApplications.run(Startups.RestartedApp.class, properties)) {
+			id = Messages.publish(queues.broker(), "", RESTARTED, "fail-until-retry:1");
+			InvocationRecorder firstRecorder = first.getBean(InvocationRecorder.class);
+			await().atMost(Duration.ofSeconds(10)).until(() -> firstRecorder.count(id) == 1);
 		}
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("test.work", queues.name("exponential"));
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.queue-type", "quorum");
-		properties.put("retry.broker.declare-queue-arguments", "true");
+		// Stopped while the retry waits: in the queue's delayed set (broker), or in a
+		// tier.
+		try (ConfigurableApplicationContext second = TestApplications.run(Startups.RestartedApp.class, properties)) {
+			InvocationRecorder secondRecorder = second.getBean(InvocationRecorder.class);
+			await().atMost(Duration.ofSeconds(15)).until(() -> secondRecorder.succeeded(id));
+			assertThat(secondRecorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(1L);
+		}
+	}
+
+	@Test
+	void askingForTheBrokerWhereItCannotMakeThePolicysDelaysFailsStartupWithTheFix() {
+		Map<String, Object> properties = startupProperties(queues.name("exponential"));
 
 		assertThatThrownBy(() -> TestApplications.run(Startups.ExponentialApp.class, properties).close())
 			.hasStackTraceContaining("retry.backend is broker, but the broker cannot hold its retries")
 			.hasStackTraceContaining(onTheBroker ? "do not grow linearly" : "has no delayed retry")
 			.hasStackTraceContaining("retry.backend to auto or tiers");
+	}
+
+	private static Map<String, Object> startupProperties(String workQueue) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (String pair : TestBroker.get().springProperties()) {
+			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+		}
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("test.work", workQueue);
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.queue-type", "quorum");
+		properties.put("retry.broker.declare-queue-arguments", "true");
+		return properties;
 	}
 
 	@SpringBootConfiguration
@@ -214,6 +276,41 @@ class BrokerBackendIntegrationTests {
 			return new Listener(recorder);
 		}
 
+		@Bean
+		Queue pausedQueue() {
+			return QueueBuilder.durable(PAUSED).quorum().build();
+		}
+
+		@Bean
+		PausedListener pausedListener(InvocationRecorder recorder) {
+			return new PausedListener(recorder);
+		}
+
+	}
+
+	/**
+	 * A listener whose downstream is down on its own, with a breaker that probes often.
+	 */
+	static class PausedListener {
+
+		volatile boolean down;
+
+		private final InvocationRecorder recorder;
+
+		PausedListener(InvocationRecorder recorder) {
+			this.recorder = recorder;
+		}
+
+		@RabbitListener(queues = "${test.paused}")
+		@RetryableListener(policy = "paused")
+		void onPaused(Message message) {
+			boolean failing = this.down;
+			this.recorder.record(message, !failing);
+			if (failing) {
+				throw new IllegalStateException("downstream unavailable");
+			}
+		}
+
 	}
 
 	static class Listener extends ScriptedListener {
@@ -232,6 +329,42 @@ class BrokerBackendIntegrationTests {
 
 	/** Applications started by a test on their own. */
 	static class Startups {
+
+		/** One listener on queue test.work with the default policy. */
+		@SpringBootConfiguration
+		@EnableAutoConfiguration
+		static class RestartedApp {
+
+			@Bean
+			InvocationRecorder invocationRecorder() {
+				return new InvocationRecorder();
+			}
+
+			@Bean
+			Queue workQueue(Environment environment) {
+				return QueueBuilder.durable(environment.getRequiredProperty("test.work")).quorum().build();
+			}
+
+			@Bean
+			RestartedListener restartedListener(InvocationRecorder recorder) {
+				return new RestartedListener(recorder);
+			}
+
+		}
+
+		static class RestartedListener extends ScriptedListener {
+
+			RestartedListener(InvocationRecorder recorder) {
+				super(recorder);
+			}
+
+			@RabbitListener(queues = "${test.work}")
+			@RetryableListener
+			void onWork(Message message) {
+				run(message);
+			}
+
+		}
 
 		/**
 		 * Asks for the broker with the default exponential back-off (1s, 2s, 4s, ...).
