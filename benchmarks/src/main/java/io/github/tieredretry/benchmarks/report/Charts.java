@@ -298,20 +298,23 @@ public final class Charts {
 		Canvas canvas = new Canvas(title);
 		Plot plot = new Plot(80, 80, WIDTH - 30, HEIGHT - 75);
 		long end = series.stream().flatMapToLong((timeline) -> Arrays.stream(timeline.millis())).max().orElse(0);
-		int bins = (int) (end / binMillis) + 1;
+		// From the whole second before the first event: the time before it is empty.
+		long first = series.stream().flatMapToLong((timeline) -> Arrays.stream(timeline.millis())).min().orElse(0);
+		long origin = Math.max(0, first / 1000 * 1000);
+		int bins = (int) ((end - origin) / binMillis) + 1;
 		List<long[]> counts = new ArrayList<>();
 		long highest = 1;
 		for (Timeline timeline : series) {
 			long[] binned = new long[bins];
 			for (long millis : timeline.millis()) {
-				binned[(int) (Math.max(0, millis) / binMillis)]++;
+				binned[(int) (Math.max(0, millis - origin) / binMillis)]++;
 			}
 			counts.add(binned);
 			highest = Math.max(highest, Arrays.stream(binned).max().orElse(0));
 		}
 		Axis yAxis = Axis.linear(0, highest * 1.12);
 		canvas.yAxis(plot, yAxis, unit);
-		Axis xAxis = Axis.linear(0, (double) bins * binMillis / 1000);
+		Axis xAxis = Axis.linear(origin / 1000.0, (origin + (double) bins * binMillis) / 1000);
 		for (double tick : xAxis.ticks()) {
 			canvas.centered(format(tick), plot.x(xAxis, tick), plot.bottom() + 18, SMALL_FONT);
 		}
@@ -325,8 +328,8 @@ public final class Charts {
 				if (binned[bin] == 0) {
 					continue;
 				}
-				int x0 = plot.x(xAxis, (double) bin * binMillis / 1000);
-				int x1 = plot.x(xAxis, (double) (bin + 1) * binMillis / 1000);
+				int x0 = plot.x(xAxis, (origin + (double) bin * binMillis) / 1000);
+				int x1 = plot.x(xAxis, (origin + (double) (bin + 1) * binMillis) / 1000);
 				int y = plot.y(yAxis, binned[bin]);
 				graphics.fillRect(x0, y, Math.max(1, x1 - x0 - 1), plot.bottom() - y);
 			}

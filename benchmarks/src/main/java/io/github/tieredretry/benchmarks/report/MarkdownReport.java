@@ -185,11 +185,14 @@ public final class MarkdownReport {
 		}
 		JitterResult jitter = results.jitter();
 		if (jitter != null) {
+			int lastRepeat = jitter.peaks().sides().get(0).values().size();
 			for (JitterResult.Side side : jitter.sides()) {
 				for (long millis : side.arrivalsMillis()) {
 					csv.append("jitter-arrivals,")
 						.append(quote(side.label()))
-						.append(",last,")
+						.append(',')
+						.append(lastRepeat)
+						.append(',')
 						.append(millis)
 						.append(",ms after the first failure\n");
 				}
