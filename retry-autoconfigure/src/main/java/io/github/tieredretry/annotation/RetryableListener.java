@@ -59,7 +59,7 @@ public @interface RetryableListener {
 	 * between {@code delay × (1 − jitter)} and {@code delay × (1 + jitter)}, so that
 	 * messages that fail together are not retried together. {@code 0} keeps delays exact
 	 * (also when the policy has jitter); {@code -1} (the default) takes the value from
-	 * the policy. A value outside 0 to 1 fails startup.
+	 * the policy. Any other value outside 0 to 1 fails startup.
 	 * @return the jitter factor, or {@code -1}
 	 */
 	double jitter() default -1;
