@@ -7,6 +7,7 @@ import java.util.List;
 
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
 import io.github.tieredretry.benchmarks.report.OutageResult;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
@@ -49,6 +50,13 @@ public final class BenchmarkHarness {
 				log(String.format(java.util.Locale.ROOT,
 						"  Outage of %s, %s: %,.0f parked, drained in %.2f s (medians)", results.outage().outage(),
 						side.label(), side.parked().median(), side.drainSeconds().median()));
+			}
+		}
+		if (results.jitter() != null) {
+			for (JitterResult.Side side : results.jitter().sides()) {
+				log("  Jitter, " + side.label() + ": retries of the last repeat over " + side.spreadMillis()
+						+ " ms, early " + side.earlyCount() + ", p99 " + side.latenessPercentile(99)
+						+ " ms after retry-due");
 			}
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));

@@ -12,6 +12,7 @@ import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MachineInfo;
 import io.github.tieredretry.benchmarks.report.OutageResult;
@@ -47,6 +48,7 @@ public final class BenchmarkRun {
 		LatenessResult delayAccuracy = null;
 		TopologyResult topology = null;
 		OutageResult outage = null;
+		JitterResult jitter = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -77,6 +79,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("outage"));
 					outage = OutageBenchmark.run(run);
 				}
+				if (selected(Benchmark.JITTER)) {
+					loadSamples.add(load("jitter"));
+					jitter = JitterBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -85,7 +91,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage);
+				delayAccuracy, topology, outage, jitter);
 	}
 
 	private boolean selected(Benchmark benchmark) {

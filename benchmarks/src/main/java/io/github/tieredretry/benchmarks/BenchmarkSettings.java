@@ -51,12 +51,16 @@ import org.springframework.boot.convert.DurationStyle;
  * @param outageBreakerWait how long its breaker stays open before it tries messages again
  * @param outageRepeats its measured repeats, no more than {@code repeats} (no warm-up:
  * its rounds last minutes)
+ * @param jitterMessages messages per side and repeat of the jitter benchmark, failing
+ * together while the downstream is down
+ * @param jitterDelay its policy's nominal delay before the retry
+ * @param jitterFactor the jitter of its side with jitter
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
 		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays,
 		Duration blockingWindow, int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners,
 		Duration listenerWork, Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays,
-		Duration outageBreakerWait, int outageRepeats) {
+		Duration outageBreakerWait, int outageRepeats, int jitterMessages, Duration jitterDelay, double jitterFactor) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
 	public static final int STORM_FAILING_EVERY = 20;
@@ -114,6 +118,20 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	 * again.
 	 */
 	public static final int OUTAGE_BREAKER_PROBES = 3;
+
+	/**
+	 * The jitter benchmark's tiers below its delay (nominal), which is a tier too: fine
+	 * enough that the tiers serve a spread of 20% of a few seconds in many steps, with a
+	 * few hops per draw.
+	 */
+	public static final List<Duration> JITTER_TIERS = List.of(Duration.ofMillis(200), Duration.ofSeconds(1),
+			Duration.ofSeconds(2));
+
+	/**
+	 * The window of the jitter benchmark's peak arrival rate: the most retries that reach
+	 * the listener within any 100 ms.
+	 */
+	public static final Duration JITTER_PEAK_WINDOW = Duration.ofMillis(100);
 
 	/**
 	 * The tier type of every headline figure: quorum, the safe default; classic is
@@ -178,7 +196,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * Messages parked and time to drain after a downstream outage, with and without
 		 * the breaker.
 		 */
-		OUTAGE;
+		OUTAGE,
+
+		/**
+		 * Peak arrival rate of retries at the listener after an outage, with and without
+		 * jitter.
+		 */
+		JITTER;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -220,7 +244,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				DurationStyle.detectAndParse(property("outage.duration", "60s")), OUTAGE_LEAD_IN,
 				intProperty("outage.rate", 100), durationsProperty("outage.delays", OUTAGE_DELAYS),
 				DurationStyle.detectAndParse(property("outage.breaker-wait", "8s")),
-				Math.min(intProperty("outage.repeats", 2), intProperty("repeats", 5)));
+				Math.min(intProperty("outage.repeats", 2), intProperty("repeats", 5)),
+				intProperty("jitter.messages", 2_000), DurationStyle.detectAndParse(property("jitter.delay", "5s")),
+				doubleProperty("jitter.factor", 0.2));
 	}
 
 	/**
@@ -233,12 +259,12 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
 		// Short storm delays: a storm round lasts until every retry is back. A 2 s outage
 		// outlasts the outage policy's retries (0.6 s), so that the side without a
-		// breaker parks messages.
+		// breaker parks messages. Jitter: 100 messages, 1s ± 50%.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
 				Duration.ZERO, Duration.ofSeconds(2), Duration.ofMillis(500), 100,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(300)), Duration.ofMillis(500),
-				1);
+				1, 100, Duration.ofSeconds(1), 0.5);
 	}
 
 	public BenchmarkSettings {
@@ -256,6 +282,11 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		if (outageDelays.isEmpty() || outageDelays.stream().anyMatch((delay) -> delay.isNegative() || delay.isZero())) {
 			throw new IllegalArgumentException(
 					"benchmarks.outage.delays must be positive durations, one per retry, not " + outageDelays);
+		}
+		if (jitterMessages < 1 || jitterDelay.isNegative() || jitterDelay.isZero()
+				|| !(jitterFactor > 0 && jitterFactor <= 1)) {
+			throw new IllegalArgumentException("benchmarks.jitter.messages and benchmarks.jitter.delay must be "
+					+ "positive, benchmarks.jitter.factor above 0 and at most 1");
 		}
 		stormDelays = List.copyOf(stormDelays);
 		if (stormDelays.size() != STORM_FAILING_ATTEMPTS
@@ -288,6 +319,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			case BenchmarkListeners.FORWARDING -> List.of(forwardingTier(type));
 			case BenchmarkListeners.ACCURACY -> List.of(tier(ACCURACY_TIER, type));
 			case BenchmarkListeners.OUTAGE -> tiers(this.outageDelays, type);
+			case BenchmarkListeners.JITTER -> List.of(tier(this.jitterDelay, type));
 			default -> throw new IllegalArgumentException("No policy for listener " + listener);
 		};
 	}
@@ -328,7 +360,25 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 						+ TierLadder.nameOf(this.outageBreakerWait) + "; " + this.outageRepeats
 						+ ((this.outageRepeats == 1) ? " repeat" : " repeats")
 						+ ", no warm-up; side order rotated every repeat");
+		description.put("Jitter", this.jitterMessages + " messages fail together while the downstream is down, "
+				+ "which comes back before their retry; policy 1 retry after " + TierLadder.nameOf(this.jitterDelay)
+				+ ", with jitter " + this.jitterFactor + " and without; tiers "
+				+ jitterTiers().stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
+				+ "; peak: the most retries within any " + TierLadder.nameOf(JITTER_PEAK_WINDOW) + ", per second; "
+				+ this.repeats + " repeats after " + this.warmups + " warm-up, side order rotated");
 		return description;
+	}
+
+	/**
+	 * The jitter benchmark's tiers (nominal): {@link #JITTER_TIERS} shorter than its
+	 * delay, and the delay.
+	 * @return the tiers, ascending
+	 */
+	public List<Duration> jitterTiers() {
+		List<Duration> tiers = new java.util.ArrayList<>(
+				JITTER_TIERS.stream().filter((tier) -> tier.compareTo(this.jitterDelay) < 0).toList());
+		tiers.add(this.jitterDelay);
+		return tiers;
 	}
 
 	private static String property(String name, String defaultValue) {
@@ -344,6 +394,16 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return Arrays.stream(value.split(","))
 			.map((duration) -> DurationStyle.detectAndParse(duration.trim()))
 			.toList();
+	}
+
+	private static double doubleProperty(String name, double defaultValue) {
+		String value = property(name, String.valueOf(defaultValue));
+		try {
+			return Double.parseDouble(value);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException("benchmarks." + name + " must be a number, not '" + value + "'", ex);
+		}
 	}
 
 	private static int intProperty(String name, int defaultValue) {

@@ -71,6 +71,12 @@ final class RunContext implements AutoCloseable {
 	static final String OUTAGE = "outage";
 
 	/**
+	 * Application with the jitter benchmark's two {@code @RetryableListener}s, with
+	 * jitter and without, and quorum tiers.
+	 */
+	static final String JITTER = "jitter";
+
+	/**
 	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the
 	 * class path of every application of the run, they would give the others a tracer
 	 * too.
@@ -292,6 +298,11 @@ final class RunContext implements AutoCloseable {
 				usedListeners.add(BenchmarkListeners.OUTAGE);
 				usedListeners.add(BenchmarkListeners.OUTAGE_BREAKER);
 			}
+			case JITTER -> {
+				putJitterProperties(properties);
+				usedListeners.add(BenchmarkListeners.JITTER);
+				usedListeners.add(BenchmarkListeners.JITTER_OFF);
+			}
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
 				usedListeners.addAll(LISTENERS);
@@ -363,6 +374,29 @@ final class RunContext implements AutoCloseable {
 		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE, queue(OUTAGE, BenchmarkListeners.OUTAGE));
 		properties.put("benchmarks.queue." + BenchmarkListeners.OUTAGE_BREAKER,
 				queue(OUTAGE, BenchmarkListeners.OUTAGE_BREAKER));
+	}
+
+	// The jitter benchmark's application: one policy for both listeners (one retry after
+	// the delay, with the jitter; the other listener's annotation turns it off), tiers
+	// fine enough to serve the spread, and a parking lot that only they use.
+	private void putJitterProperties(Map<String, String> properties) {
+		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
+		String policy = "retry.policies." + BenchmarkListeners.JITTER + ".";
+		properties.put("benchmarks.listeners", "jitter");
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		List<Duration> delays = this.settings.policyDelays(BenchmarkListeners.JITTER, type);
+		properties.put(policy + "max-retries", String.valueOf(delays.size()));
+		properties.put(policy + "delays", names(delays));
+		properties.put(policy + "jitter", String.valueOf(this.settings.jitterFactor()));
+		TreeSet<Duration> tiers = new TreeSet<>(BenchmarkSettings.tiers(this.settings.jitterTiers(), type));
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = parkingLot(JITTER);
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER, queue(JITTER, BenchmarkListeners.JITTER));
+		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER_OFF,
+				queue(JITTER, BenchmarkListeners.JITTER_OFF));
 	}
 
 	/**

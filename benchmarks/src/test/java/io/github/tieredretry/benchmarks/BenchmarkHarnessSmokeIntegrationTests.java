@@ -12,6 +12,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
@@ -46,7 +47,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		List<Path> written = new MarkdownReport(this.output).write(results);
 
 		assertThat(results.comparisons()).extracting(Comparison::key)
-			.containsExactly("happy-path", "failure-storm", "forwarding");
+			.containsExactly("happy-path", "failure-storm", "forwarding", "jitter");
 		for (Comparison comparison : results.comparisons()) {
 			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
 			assertThat(comparison.ratios()).isNotEmpty()
@@ -80,6 +81,17 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		assertThat(topology.perQueue()).isEqualTo(new ObjectCounts(listeners * (tiers + 1), 0, 0));
 		assertThat(topology.verifiedOnBroker()).isTrue();
 
+		JitterResult jitter = results.jitter();
+		assertThat(jitter.peaks().sides()).extracting(SideSeries::label)
+			.containsExactly(JitterBenchmark.WITHOUT_JITTER, JitterBenchmark.WITH_JITTER + " 0.5");
+		assertThat(jitter.sides()).allSatisfy((side) -> {
+			// Every retry of the last repeat arrived, none before its drawn delay.
+			assertThat(side.arrivalsMillis()).as(side.label()).hasSize(settings.jitterMessages());
+			assertThat(side.earlyCount()).as(side.label()).isZero();
+		});
+		// 1s ± 50% through tiers of 200 ms and 1 s: spread over about a second.
+		assertThat(jitter.sides().get(1).spreadMillis()).isGreaterThan(500);
+
 		OutageResult outage = results.outage();
 		assertThat(outage.sides()).extracting(OutageResult.Side::label)
 			.containsExactly(OutageBenchmark.WITH_BREAKER, OutageBenchmark.WITHOUT_BREAKER);
@@ -100,9 +112,10 @@ class BenchmarkHarnessSmokeIntegrationTests {
 
 		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
 			.extracting((file) -> file.getFileName().toString())
-			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "ratios.png",
-					"delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png")
-			.hasSize(8);
+			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png",
+					"jitter-arrivals.png", "ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png",
+					"outage-drain.png")
+			.hasSize(10);
 		for (Path chart : written) {
 			if (chart.toString().endsWith(".png")) {
 				BufferedImage image = ImageIO.read(chart.toFile());
@@ -116,7 +129,9 @@ class BenchmarkHarnessSmokeIntegrationTests {
 				"| @RetryableListener ÷ limit side, storm, quorum tiers |", "| Tier queues | quorum (the default)",
 				"### Outage: messages parked and time to drain", "![Messages parked](benchmarks/outage-parked.png)",
 				"| messages parked | " + OutageBenchmark.WITH_BREAKER + " |",
-				"| time to drain (s) | " + OutageBenchmark.WITHOUT_BREAKER + " |", "| Outage | 2s outage");
+				"| time to drain (s) | " + OutageBenchmark.WITHOUT_BREAKER + " |", "| Outage | 2s outage",
+				"### 7. Jitter: peak arrival rate of retries", "![Retries arriving after an outage]",
+				"| peak arrival rate of retries: without jitter ÷ with jitter 0.5 |");
 		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1)
 			.filteredOn((line) -> line.startsWith("outage,"))
 			.hasSize(4 * 2 * settings.outageRepeats());
@@ -130,7 +145,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null);
+				null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

@@ -55,6 +55,16 @@ public @interface RetryableListener {
 	String[] delays() default {};
 
 	/**
+	 * Spread of each retry's delay, a factor from 0 to 1: the delay is drawn uniformly
+	 * between {@code delay × (1 − jitter)} and {@code delay × (1 + jitter)}, so that
+	 * messages that fail together are not retried together. {@code 0} keeps delays exact
+	 * (also when the policy has jitter); {@code -1} (the default) takes the value from
+	 * the policy. Any other value outside 0 to 1 fails startup.
+	 * @return the jitter factor, or {@code -1}
+	 */
+	double jitter() default -1;
+
+	/**
 	 * Exception types that are retried, matched through the cause chain. Empty takes them
 	 * from the policy; if the policy has none either, every exception is retried.
 	 * @return the retryable exception types

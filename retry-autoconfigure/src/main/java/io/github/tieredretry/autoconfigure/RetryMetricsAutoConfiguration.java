@@ -18,11 +18,12 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configuration of retry metrics: counter {@code rabbitmq.retry.messages}, timer
- * {@code rabbitmq.retry.recovery}, gauge {@code rabbitmq.retry.depth} and the publisher's
- * blocked state ({@code rabbitmq.retry.publisher.blocked},
- * {@code rabbitmq.retry.publisher.blocks}), when a {@link MeterRegistry} is available and
- * {@code retry.metrics.enabled} is not {@code false}.
+ * Auto-configuration of retry metrics: counter {@code rabbitmq.retry.messages}, timers
+ * {@code rabbitmq.retry.recovery} and {@code rabbitmq.retry.delay}, gauge
+ * {@code rabbitmq.retry.depth} and the publisher's blocked state
+ * ({@code rabbitmq.retry.publisher.blocked}, {@code rabbitmq.retry.publisher.blocks}),
+ * when a {@link MeterRegistry} is available and {@code retry.metrics.enabled} is not
+ * {@code false}.
  */
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")

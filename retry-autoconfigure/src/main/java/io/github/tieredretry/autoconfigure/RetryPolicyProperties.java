@@ -44,6 +44,15 @@ public class RetryPolicyProperties {
 	private @Nullable Duration maxInterval;
 
 	/**
+	 * Spread of each retry's delay, a factor from 0 to 1: the delay is drawn uniformly
+	 * between delay x (1 - jitter) and delay x (1 + jitter), then served by the tiers as
+	 * any delay (never early, late by at most the smallest tier). 0 keeps delays exact;
+	 * 0.2 is recommended where many messages fail at once, so that their retries do not
+	 * return in one wave.
+	 */
+	private @Nullable Double jitter;
+
+	/**
 	 * In-place retries, without delay, before the first tiered retry (they block the
 	 * consumer thread briefly, so keep them few).
 	 */
@@ -119,6 +128,14 @@ public class RetryPolicyProperties {
 
 	public void setMaxInterval(@Nullable Duration maxInterval) {
 		this.maxInterval = maxInterval;
+	}
+
+	public @Nullable Double getJitter() {
+		return this.jitter;
+	}
+
+	public void setJitter(@Nullable Double jitter) {
+		this.jitter = jitter;
 	}
 
 	public @Nullable Integer getImmediateRetries() {

@@ -62,8 +62,8 @@ public class RetryProperties {
 	/**
 	 * Named retry policies, selected with @RetryableListener(policy = "name"). Each has
 	 * the keys of retry.defaults (max-retries, delays, initial-interval, multiplier,
-	 * max-interval, immediate-retries, timeout, retry-on, no-retry-on); keys left unset
-	 * come from retry.defaults.
+	 * max-interval, jitter, immediate-retries, timeout, retry-on, no-retry-on); keys left
+	 * unset come from retry.defaults.
 	 */
 	private final Map<String, RetryPolicyProperties> policies = new LinkedHashMap<>();
 

@@ -135,7 +135,7 @@ final class RetrySettings {
 		PolicyLayer layer = new PolicyLayer(policy.getMaxRetries(), policy.getDelays(), policy.getInitialInterval(),
 				policy.getMultiplier(), policy.getMaxInterval(), policy.getImmediateRetries(), policy.getTimeout(),
 				exceptionTypes(prefix + ".retry-on", policy.getRetryOn(), classLoader),
-				exceptionTypes(prefix + ".no-retry-on", policy.getNoRetryOn(), classLoader));
+				exceptionTypes(prefix + ".no-retry-on", policy.getNoRetryOn(), classLoader), policy.getJitter());
 		InvalidPolicyValue invalid = layer.invalidValue();
 		if (invalid == null) {
 			return layer;

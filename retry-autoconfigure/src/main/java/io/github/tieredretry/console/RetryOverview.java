@@ -186,9 +186,9 @@ public final class RetryOverview {
 						TierLadder.nameOf(policy.maxInterval()))
 				: null;
 		Duration timeout = policy.timeout();
-		return new Policy(policy.maxRetries(), delays, exponential, policy.immediateRetries(),
-				(timeout != null) ? TierLadder.nameOf(timeout) : null, names(policy.retryOn()),
-				names(policy.noRetryOn()));
+		return new Policy(policy.maxRetries(), delays, exponential, (policy.jitter() != 0) ? policy.jitter() : null,
+				policy.immediateRetries(), (timeout != null) ? TierLadder.nameOf(timeout) : null,
+				names(policy.retryOn()), names(policy.noRetryOn()));
 	}
 
 	private static List<String> names(List<Class<? extends Throwable>> types) {
@@ -298,6 +298,9 @@ public final class RetryOverview {
 	 * {@value RetryOverview#MAX_LISTED_DELAYS} at most
 	 * @param exponential the exponential back-off, or {@code null} when the policy has
 	 * explicit delays
+	 * @param jitter the factor by which each delay is spread out (drawn between
+	 * {@code delay × (1 − jitter)} and {@code delay × (1 + jitter)}), or {@code null}
+	 * when delays are exact
 	 * @param immediateRetries in-place retries before the first tiered one
 	 * @param timeout the longest time from first failure to the last retry, or
 	 * {@code null}
@@ -305,8 +308,9 @@ public final class RetryOverview {
 	 * @param noRetryOn exceptions that are never retried
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
-	public record Policy(int maxRetries, List<String> delays, @Nullable Exponential exponential, int immediateRetries,
-			@Nullable String timeout, List<String> retryOn, List<String> noRetryOn) {
+	public record Policy(int maxRetries, List<String> delays, @Nullable Exponential exponential,
+			@Nullable Double jitter, int immediateRetries, @Nullable String timeout, List<String> retryOn,
+			List<String> noRetryOn) {
 	}
 
 	/**

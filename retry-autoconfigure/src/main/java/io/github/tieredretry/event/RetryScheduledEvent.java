@@ -11,8 +11,10 @@ import org.jspecify.annotations.Nullable;
  * @param queue the queue whose listener failed
  * @param retryCount the retry that was scheduled (1 for the first retry)
  * @param tier the tier's name, e.g. {@code 10s}
- * @param delay the policy's delay before this retry
- * @param due when the retry falls due
+ * @param delay the delay before this retry: the policy's, drawn with its jitter when it
+ * has one (the delay the tiers serve, not the tier)
+ * @param due when the retry falls due: when it failed plus {@code delay} (header
+ * {@code retry-due})
  * @param exception class name of the listener's exception
  * @param messageId the message's {@code message-id}, if it has one
  */

@@ -122,11 +122,12 @@ record Forward(Message message, String queue, RetryState state, Step step, Strin
 		long attempt = this.state.retries() + 1;
 		if (this.step instanceof Retry retry) {
 			return RetryForwardContext.retried(this.properties, this.queue, this.target,
-					TierLadder.nameOf(retry.decision().tier()), retry.details().exceptionClass(), attempt);
+					TierLadder.nameOf(retry.decision().tier()), retry.decision().delay(),
+					retry.details().exceptionClass(), attempt);
 		}
 		if (this.step instanceof BrokerRetry retry) {
 			return RetryForwardContext.retried(this.properties, this.queue, this.target, BROKER_TIER,
-					retry.details().exceptionClass(), attempt);
+					retry.decision().delay(), retry.details().exceptionClass(), attempt);
 		}
 		if (this.step instanceof Park park) {
 			return RetryForwardContext.parked(this.properties, this.queue, this.target,

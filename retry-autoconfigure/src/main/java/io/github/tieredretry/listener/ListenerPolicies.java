@@ -173,25 +173,28 @@ public final class ListenerPolicies {
 	}
 
 	private static PolicyLayer layerOf(RetryableListener annotation, String listener) {
-		// -1, the attribute's default, means "from the policy".
+		// -1, the attributes' default, means "from the policy".
 		Integer maxRetries = (annotation.maxRetries() != -1) ? annotation.maxRetries() : null;
+		Double jitter = (annotation.jitter() != -1) ? annotation.jitter() : null;
 		List<Duration> delays = new ArrayList<>();
 		for (String delay : annotation.delays()) {
 			delays.add(parseDelay(delay, listener));
 		}
 		PolicyLayer layer = new PolicyLayer(maxRetries, delays, null, null, null, null, null,
-				Arrays.asList(annotation.retryOn()), Arrays.asList(annotation.noRetryOn()));
+				Arrays.asList(annotation.retryOn()), Arrays.asList(annotation.noRetryOn()), jitter);
 		InvalidPolicyValue invalid = layer.invalidValue();
-		if (invalid != null && "max-retries".equals(invalid.field())) {
-			throw new RetryableListenerConfigurationException(listener,
-					"maxRetries = " + invalid.valueText() + " is not usable",
-					invalid.fix() + " Or -1 (the default) to take the value from the policy.");
+		if (invalid == null) {
+			return layer;
 		}
-		if (invalid != null) {
+		if ("delays".equals(invalid.field())) {
 			throw new RetryableListenerConfigurationException(listener,
 					"delay \"" + invalid.valueText() + "\" is not usable", invalid.fix());
 		}
-		return layer;
+		// The other attributes the annotation sets: maxRetries and jitter.
+		String attribute = "max-retries".equals(invalid.field()) ? "maxRetries" : invalid.field();
+		throw new RetryableListenerConfigurationException(listener,
+				attribute + " = " + invalid.valueText() + " is not usable",
+				invalid.fix() + " Or -1 (the default) to take the value from the policy.");
 	}
 
 	private static Duration parseDelay(String delay, String listener) {

@@ -16,7 +16,7 @@ import org.springframework.context.event.EventListener;
 
 /**
  * Records the retry events of every retryable listener as Micrometer meters: counter
- * {@value #MESSAGES} and timer {@value #RECOVERY}.
+ * {@value #MESSAGES} and timers {@value #RECOVERY} and {@value #DELAY}.
  * <p>
  * Every {@value #MESSAGES} counter carries the same five tags, with {@value #NONE} where
  * a tag does not apply, because some registries (Prometheus) require one set of tag keys
@@ -38,6 +38,12 @@ public final class RetryEventMetrics {
 	 */
 	public static final String RECOVERY = "rabbitmq.retry.recovery";
 
+	/**
+	 * Timer of the delay before each scheduled retry, as drawn (the policy's delay,
+	 * spread by its jitter), tagged {@code queue}.
+	 */
+	public static final String DELAY = "rabbitmq.retry.delay";
+
 	/** Value of a tag that does not apply to an outcome. */
 	public static final String NONE = "none";
 
@@ -50,6 +56,11 @@ public final class RetryEventMetrics {
 	@EventListener
 	public void onRetryScheduled(RetryScheduledEvent event) {
 		count(event.queue(), "retried", event.tier(), NONE, event.exception());
+		Timer.builder(DELAY)
+			.description("Delay before each scheduled retry, as drawn with the policy's jitter")
+			.tag("queue", event.queue())
+			.register(this.registry)
+			.record(event.delay());
 	}
 
 	@EventListener

@@ -1,5 +1,7 @@
 package io.github.tieredretry.observation;
 
+import java.time.Duration;
+
 import io.github.tieredretry.observation.RetryObservationDocumentation.HighCardinalityKeys;
 import io.github.tieredretry.observation.RetryObservationDocumentation.LowCardinalityKeys;
 import io.micrometer.common.KeyValues;
@@ -7,7 +9,8 @@ import io.micrometer.common.KeyValues;
 /**
  * The default {@link RetryForwardObservationConvention}: span {@code <queue> retry},
  * {@code <queue> park} or {@code <queue> hop}, tagged with the queue, tier, outcome,
- * exception and reason.
+ * exception and reason; its span also with the attempt, the message id and, for a retry,
+ * the delay before it.
  */
 public class DefaultRetryForwardObservationConvention implements RetryForwardObservationConvention {
 
@@ -36,8 +39,12 @@ public class DefaultRetryForwardObservationConvention implements RetryForwardObs
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(RetryForwardContext context) {
-		return ConventionValues.withMessageId(
-				KeyValues.of(HighCardinalityKeys.ATTEMPT.withValue(String.valueOf(context.getAttempt()))), context);
+		KeyValues values = KeyValues.of(HighCardinalityKeys.ATTEMPT.withValue(String.valueOf(context.getAttempt())));
+		Duration delay = context.getDelay();
+		if (delay != null) {
+			values = values.and(HighCardinalityKeys.DELAY.withValue(delay.toMillis() + "ms"));
+		}
+		return ConventionValues.withMessageId(values, context);
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.github.tieredretry.observation;
 
+import java.time.Duration;
+
 import com.rabbitmq.client.AMQP;
 import org.jspecify.annotations.Nullable;
 
@@ -28,6 +30,8 @@ public final class RetryForwardContext extends RetrySenderContext {
 
 	private final @Nullable String tier;
 
+	private final @Nullable Duration delay;
+
 	private final @Nullable String exception;
 
 	private final @Nullable String reason;
@@ -35,11 +39,13 @@ public final class RetryForwardContext extends RetrySenderContext {
 	private final long attempt;
 
 	private RetryForwardContext(AMQP.BasicProperties properties, String queue, String target, String outcome,
-			@Nullable String tier, @Nullable String exception, @Nullable String reason, long attempt) {
+			@Nullable String tier, @Nullable Duration delay, @Nullable String exception, @Nullable String reason,
+			long attempt) {
 		super(properties, queue);
 		this.target = target;
 		this.outcome = outcome;
 		this.tier = tier;
+		this.delay = delay;
 		this.exception = exception;
 		this.reason = reason;
 		this.attempt = attempt;
@@ -51,13 +57,14 @@ public final class RetryForwardContext extends RetrySenderContext {
 	 * @param queue the queue whose listener failed
 	 * @param target the tier queue
 	 * @param tier the tier's name, e.g. {@code 10s}
+	 * @param delay the delay before the retry, as drawn with the policy's jitter
 	 * @param exception the class name of the listener's exception
 	 * @param attempt the attempt that failed, 1 for the first delivery
 	 * @return the context
 	 */
 	public static RetryForwardContext retried(AMQP.BasicProperties properties, String queue, String target, String tier,
-			String exception, long attempt) {
-		return new RetryForwardContext(properties, queue, target, RETRIED, tier, exception, null, attempt);
+			Duration delay, String exception, long attempt) {
+		return new RetryForwardContext(properties, queue, target, RETRIED, tier, delay, exception, null, attempt);
 	}
 
 	/**
@@ -72,7 +79,7 @@ public final class RetryForwardContext extends RetrySenderContext {
 	 */
 	public static RetryForwardContext parked(AMQP.BasicProperties properties, String queue, String target,
 			String reason, String exception, long attempt) {
-		return new RetryForwardContext(properties, queue, target, PARKED, null, exception, reason, attempt);
+		return new RetryForwardContext(properties, queue, target, PARKED, null, null, exception, reason, attempt);
 	}
 
 	/**
@@ -86,7 +93,7 @@ public final class RetryForwardContext extends RetrySenderContext {
 	 */
 	public static RetryForwardContext hop(AMQP.BasicProperties properties, String queue, String target, String tier,
 			long attempt) {
-		return new RetryForwardContext(properties, queue, target, HOP, tier, null, null, attempt);
+		return new RetryForwardContext(properties, queue, target, HOP, tier, null, null, null, attempt);
 	}
 
 	/**
@@ -111,6 +118,15 @@ public final class RetryForwardContext extends RetrySenderContext {
 	 */
 	public @Nullable String getTier() {
 		return this.tier;
+	}
+
+	/**
+	 * The delay before the retry this forward schedules: the policy's, drawn with its
+	 * jitter, as in header {@code retry-due}.
+	 * @return the delay, or {@code null} when the forward schedules no retry (park, hop)
+	 */
+	public @Nullable Duration getDelay() {
+		return this.delay;
 	}
 
 	/**

@@ -31,7 +31,8 @@ public enum RetryObservationDocumentation implements ObservationDocumentation {
 
 		@Override
 		public KeyName[] getHighCardinalityKeyNames() {
-			return new KeyName[] { HighCardinalityKeys.ATTEMPT, HighCardinalityKeys.MESSAGE_ID };
+			return new KeyName[] { HighCardinalityKeys.ATTEMPT, HighCardinalityKeys.DELAY,
+					HighCardinalityKeys.MESSAGE_ID };
 		}
 
 	},
@@ -109,6 +110,13 @@ public enum RetryObservationDocumentation implements ObservationDocumentation {
 		 * first retry, ...
 		 */
 		ATTEMPT("attempt"),
+
+		/**
+		 * The delay before the retry a forward schedules, in milliseconds (e.g.
+		 * {@code 4613ms}): the policy's, drawn with its jitter. Only on forwards that
+		 * schedule a retry.
+		 */
+		DELAY("delay"),
 
 		/** The message's {@code message-id}, when it has one. */
 		MESSAGE_ID("messaging.message.id"),

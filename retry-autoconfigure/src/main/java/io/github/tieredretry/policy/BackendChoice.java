@@ -57,6 +57,10 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		if (policy.maxRetries() < 1) {
 			reasons.add("the policy makes no retries");
 		}
+		else if (policy.jitter() > 0) {
+			reasons.add("its delays are drawn at random (jitter " + policy.jitter() + "), and a queue's delayed retry "
+					+ "makes fixed delays");
+		}
 		else if (wanted == null) {
 			reasons.add("its delays " + DurationText.of(delays(policy)) + " do not grow linearly from the first "
 					+ "(d, 2d, 3d, ... up to a cap), the only delays a queue's delayed retry makes");
@@ -128,6 +132,10 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 
 	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy,
 			List<QueueFacts> queues) {
+		if (policy.jitter() > 0) {
+			return "Set the policy's jitter to 0 (the broker makes fixed delays), or set retry.backend to auto or "
+					+ "tiers.";
+		}
 		if (wanted == null) {
 			return "Give the policy linear delays (such as delays: 2s, 4s, 6s, or a single delay), or set "
 					+ "retry.backend to auto or tiers.";

@@ -16,7 +16,9 @@ import org.springframework.core.retry.RetryPolicy;
  * ({@code retry-on} as its includes, {@code no-retry-on} as its excludes, matched through
  * the cause chain). This class never sleeps and runs no back-off: it computes when a
  * retry is due, the exponential delays with the formula of Spring's
- * {@code ExponentialBackOff} in closed form (see {@link #delayBeforeRetry(long)}).
+ * {@code ExponentialBackOff} in closed form (see {@link #delayBeforeRetry(long)}), and
+ * the spread of each delay with a jitter of its own ({@link Jitter} says why not
+ * Spring's).
  */
 public final class EffectiveRetryPolicy {
 
@@ -44,11 +46,13 @@ public final class EffectiveRetryPolicy {
 
 	private final List<Class<? extends Throwable>> noRetryOn;
 
+	private final double jitter;
+
 	private final RetryPolicy retryPolicy;
 
 	/**
-	 * Create a policy; every argument is validated by the rules of
-	 * {@link PolicyLayer#invalidValue()}.
+	 * Create a policy with exact delays (no jitter); every argument is validated by the
+	 * rules of {@link PolicyLayer#invalidValue()}.
 	 * @param maxRetries retries after the first attempt, zero or more
 	 * @param delays explicit delays (empty for exponential back-off), none negative
 	 * @param initialInterval positive first exponential delay
@@ -64,8 +68,32 @@ public final class EffectiveRetryPolicy {
 	public EffectiveRetryPolicy(int maxRetries, List<Duration> delays, Duration initialInterval, double multiplier,
 			Duration maxInterval, int immediateRetries, @Nullable Duration timeout,
 			List<Class<? extends Throwable>> retryOn, List<Class<? extends Throwable>> noRetryOn) {
+		this(maxRetries, delays, initialInterval, multiplier, maxInterval, immediateRetries, timeout, retryOn,
+				noRetryOn, 0.0);
+	}
+
+	/**
+	 * Create a policy; every argument is validated by the rules of
+	 * {@link PolicyLayer#invalidValue()}.
+	 * @param maxRetries retries after the first attempt, zero or more
+	 * @param delays explicit delays (empty for exponential back-off), none negative
+	 * @param initialInterval positive first exponential delay
+	 * @param multiplier exponential factor, at least 1
+	 * @param maxInterval positive upper bound of an exponential delay
+	 * @param immediateRetries in-place retries before the first tiered one, zero or more
+	 * @param timeout positive limit from first failure to the last due retry, or
+	 * {@code null}
+	 * @param retryOn retryable exception types (empty: all)
+	 * @param noRetryOn non-retryable exception types (win over {@code retryOn})
+	 * @param jitter factor from 0 to 1 by which each retry's delay is spread out
+	 * ({@link Jitter}); 0 keeps delays exact
+	 * @throws IllegalArgumentException naming the field when a value is not usable
+	 */
+	public EffectiveRetryPolicy(int maxRetries, List<Duration> delays, Duration initialInterval, double multiplier,
+			Duration maxInterval, int immediateRetries, @Nullable Duration timeout,
+			List<Class<? extends Throwable>> retryOn, List<Class<? extends Throwable>> noRetryOn, double jitter) {
 		InvalidPolicyValue invalid = new PolicyLayer(maxRetries, delays, initialInterval, multiplier, maxInterval,
-				immediateRetries, timeout, null, null)
+				immediateRetries, timeout, null, null, jitter)
 			.invalidValue();
 		if (invalid != null) {
 			throw new IllegalArgumentException(
@@ -80,6 +108,7 @@ public final class EffectiveRetryPolicy {
 		this.timeout = timeout;
 		this.retryOn = List.copyOf(retryOn);
 		this.noRetryOn = List.copyOf(noRetryOn);
+		this.jitter = jitter;
 		this.retryPolicy = RetryPolicy.builder()
 			.includes(new ArrayList<>(this.retryOn))
 			.excludes(new ArrayList<>(this.noRetryOn))
@@ -98,8 +127,9 @@ public final class EffectiveRetryPolicy {
 	}
 
 	/**
-	 * The delay before the given retry: {@code delays[min(n, size) - 1]}, otherwise
-	 * {@code min(initial * multiplier^(n-1), max-interval)}.
+	 * The policy's delay before the given retry: {@code delays[min(n, size) - 1]},
+	 * otherwise {@code min(initial * multiplier^(n-1), max-interval)}. With
+	 * {@link #jitter()}, the delay a retry waits is drawn around it ({@link Jitter}).
 	 * @param retry the retry number, starting at 1 and at most {@link #maxRetries()}
 	 * @return the delay
 	 */
@@ -122,21 +152,20 @@ public final class EffectiveRetryPolicy {
 	}
 
 	/**
-	 * The longest delay this policy can ask for; a due time further ahead than this is
-	 * not trusted.
+	 * The longest delay this policy can ask for, jitter included; a due time further
+	 * ahead than this is not trusted.
 	 * @return the longest delay (zero when the policy allows no retries)
 	 */
 	public Duration longestDelay() {
 		if (this.maxRetries == 0) {
 			return Duration.ZERO;
 		}
-		if (!this.delays.isEmpty()) {
-			return this.delays.subList(0, Math.min(this.delays.size(), this.maxRetries))
-				.stream()
-				.max(Duration::compareTo)
-				.orElse(Duration.ZERO);
-		}
-		return delayBeforeRetry(this.maxRetries);
+		Duration longest = this.delays.isEmpty() ? delayBeforeRetry(this.maxRetries)
+				: this.delays.subList(0, Math.min(this.delays.size(), this.maxRetries))
+					.stream()
+					.max(Duration::compareTo)
+					.orElse(Duration.ZERO);
+		return Jitter.longest(longest, this.jitter);
 	}
 
 	public int maxRetries() {
@@ -175,14 +204,24 @@ public final class EffectiveRetryPolicy {
 		return this.noRetryOn;
 	}
 
+	/**
+	 * The factor by which each retry's delay is spread out: drawn from
+	 * {@code [delay × (1 − jitter), delay × (1 + jitter)]}.
+	 * @return the jitter, from 0 (exact delays) to 1
+	 */
+	public double jitter() {
+		return this.jitter;
+	}
+
 	@Override
 	public String toString() {
 		String backOff = this.delays.isEmpty()
 				? "initial-interval=" + DurationText.of(this.initialInterval) + ", multiplier=" + this.multiplier
 						+ ", max-interval=" + DurationText.of(this.maxInterval)
 				: "delays=" + DurationText.of(this.delays);
-		return "EffectiveRetryPolicy[max-retries=" + this.maxRetries + ", " + backOff + ", immediate-retries="
-				+ this.immediateRetries + ((this.timeout != null) ? ", timeout=" + DurationText.of(this.timeout) : "")
+		return "EffectiveRetryPolicy[max-retries=" + this.maxRetries + ", " + backOff
+				+ ((this.jitter != 0) ? ", jitter=" + this.jitter : "") + ", immediate-retries=" + this.immediateRetries
+				+ ((this.timeout != null) ? ", timeout=" + DurationText.of(this.timeout) : "")
 				+ (this.retryOn.isEmpty() ? "" : ", retry-on=" + names(this.retryOn))
 				+ (this.noRetryOn.isEmpty() ? "" : ", no-retry-on=" + names(this.noRetryOn)) + "]";
 	}

@@ -14,10 +14,13 @@ public sealed interface FailureDecision permits FailureDecision.Retry, FailureDe
 	 *
 	 * @param retryNumber the retry this schedules (the listener sees it as
 	 * {@code retry-count})
-	 * @param delay the policy's delay before this retry
-	 * @param tier the tier that serves it (at least {@code delay}, or the largest tier
-	 * when it hops)
-	 * @param due when the listener may be invoked again, never earlier
+	 * @param delay the delay before this retry: the policy's, drawn with its jitter
+	 * ({@link Jitter}), exact for any backend that holds the message (the tiers serve it
+	 * late by at most the smallest tier)
+	 * @param tier the first tier that serves it (at least {@code delay}, or a shorter
+	 * tier when it is composed of several hops)
+	 * @param due when the listener may be invoked again, never earlier: the failure's
+	 * time plus {@code delay}
 	 * @param firstFailure when the first attempt failed
 	 */
 	record Retry(long retryNumber, Duration delay, Duration tier, Instant due,

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * constructor argument.
  *
  * @param field the field, as in property names: {@code max-retries}, {@code delays},
- * {@code initial-interval}, {@code multiplier}, {@code max-interval},
+ * {@code initial-interval}, {@code multiplier}, {@code max-interval}, {@code jitter},
  * {@code immediate-retries} or {@code timeout}
  * @param value the offending value; for {@code delays}, the offending delay
  * @param requirement what the field accepts, to follow "Use ", e.g.

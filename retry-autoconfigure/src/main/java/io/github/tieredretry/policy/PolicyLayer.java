@@ -20,14 +20,17 @@ import org.jspecify.annotations.Nullable;
  * @param timeout no retry falls due later than the first failure plus this
  * @param retryOn exception types that are retried; empty or {@code null} is unset
  * @param noRetryOn exception types that are never retried; empty or {@code null} is unset
+ * @param jitter factor from 0 to 1 by which each retry's delay is spread out: drawn from
+ * {@code [delay × (1 − jitter), delay × (1 + jitter)]} ({@link Jitter})
  */
 public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration> delays,
 		@Nullable Duration initialInterval, @Nullable Double multiplier, @Nullable Duration maxInterval,
 		@Nullable Integer immediateRetries, @Nullable Duration timeout,
-		@Nullable List<Class<? extends Throwable>> retryOn, @Nullable List<Class<? extends Throwable>> noRetryOn) {
+		@Nullable List<Class<? extends Throwable>> retryOn, @Nullable List<Class<? extends Throwable>> noRetryOn,
+		@Nullable Double jitter) {
 
 	/** A layer with nothing set. */
-	public static final PolicyLayer EMPTY = new PolicyLayer(null, null, null, null, null, null, null, null, null);
+	public static final PolicyLayer EMPTY = new PolicyLayer(null, null, null, null, null, null, null, null, null, null);
 
 	/**
 	 * The built-in defaults, used for whatever {@code retry.defaults} leaves unset: the
@@ -35,9 +38,32 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 	 * checked against it by tests).
 	 */
 	public static final PolicyLayer BUILT_IN = new PolicyLayer(5, List.of(), Duration.ofSeconds(1), 2.0,
-			Duration.ofHours(1), 0, null, List.of(), List.of());
+			Duration.ofHours(1), 0, null, List.of(), List.of(), 0.0);
 
 	private static final String DURATION = "a positive duration of at most 100 years, such as '500ms', '10s' or '1h'";
+
+	private static final String JITTER = "a factor from 0 to 1, such as 0.2 (each retry's delay drawn between 80% "
+			+ "and 120% of itself), or 0 for exact delays";
+
+	/**
+	 * A layer without jitter set.
+	 * @param maxRetries retries after the first attempt
+	 * @param delays explicit delays before each retry
+	 * @param initialInterval exponential back-off: delay before the first retry
+	 * @param multiplier exponential back-off: factor between consecutive delays
+	 * @param maxInterval exponential back-off: upper bound of a delay
+	 * @param immediateRetries in-place retries before the first tiered retry
+	 * @param timeout no retry falls due later than the first failure plus this
+	 * @param retryOn exception types that are retried
+	 * @param noRetryOn exception types that are never retried
+	 */
+	public PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration> delays,
+			@Nullable Duration initialInterval, @Nullable Double multiplier, @Nullable Duration maxInterval,
+			@Nullable Integer immediateRetries, @Nullable Duration timeout,
+			@Nullable List<Class<? extends Throwable>> retryOn, @Nullable List<Class<? extends Throwable>> noRetryOn) {
+		this(maxRetries, delays, initialInterval, multiplier, maxInterval, immediateRetries, timeout, retryOn,
+				noRetryOn, null);
+	}
 
 	/**
 	 * The first value set in this layer that no retry policy accepts. These are the only
@@ -68,6 +94,9 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 		interval = firstNotPositive("max-interval", this.maxInterval);
 		if (interval != null) {
 			return interval;
+		}
+		if (this.jitter != null && !(this.jitter >= 0.0 && this.jitter <= 1.0)) {
+			return new InvalidPolicyValue("jitter", this.jitter, JITTER);
 		}
 		if (this.immediateRetries != null && this.immediateRetries < 0) {
 			return new InvalidPolicyValue("immediate-retries", this.immediateRetries, "0 or more in-place retries");

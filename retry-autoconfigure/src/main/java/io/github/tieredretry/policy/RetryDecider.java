@@ -2,13 +2,14 @@ package io.github.tieredretry.policy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.random.RandomGenerator;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The retry decisions for one listener, as plain functions of the message's
- * {@link RetryState} and the current time: whether an arriving message must wait longer
- * (hop) and what follows a failure.
+ * {@link RetryState}, the current time and, for a policy with jitter, a random source:
+ * whether an arriving message must wait longer (hop) and what follows a failure.
  */
 public final class RetryDecider {
 
@@ -16,9 +17,29 @@ public final class RetryDecider {
 
 	private final EffectiveRetryPolicy policy;
 
+	private final RandomGenerator random;
+
+	/**
+	 * Create the decider of a listener; a policy with jitter draws from
+	 * {@link Jitter#PER_THREAD}.
+	 * @param tiers the tiers
+	 * @param policy the listener's policy
+	 */
 	public RetryDecider(TierLadder tiers, EffectiveRetryPolicy policy) {
+		this(tiers, policy, Jitter.PER_THREAD);
+	}
+
+	/**
+	 * Create the decider of a listener.
+	 * @param tiers the tiers
+	 * @param policy the listener's policy
+	 * @param random where a policy with jitter draws its delays from (tests pass a seeded
+	 * one)
+	 */
+	public RetryDecider(TierLadder tiers, EffectiveRetryPolicy policy, RandomGenerator random) {
 		this.tiers = tiers;
 		this.policy = policy;
+		this.random = random;
 	}
 
 	/**
@@ -75,7 +96,11 @@ public final class RetryDecider {
 	}
 
 	/**
-	 * Decide what follows a failed attempt.
+	 * Decide what follows a failed attempt. A retry's delay is the policy's, drawn with
+	 * its jitter ({@link Jitter}); the tiers serve that drawn delay, and the decision
+	 * carries it as a plain value. The timeout is decided on the policy's delay, so that
+	 * jitter never parks a message its policy would retry: a drawn delay that would fall
+	 * due after the timeout is cut to it.
 	 * @param state the message's retry state before this failure
 	 * @param retryable whether the failure may be retried at all
 	 * @param now the current time
@@ -90,13 +115,17 @@ public final class RetryDecider {
 			return new FailureDecision.Park(ParkedReason.EXHAUSTED, firstFailure);
 		}
 		long retryNumber = state.retries() + 1;
-		Duration delay = this.policy.delayBeforeRetry(retryNumber);
-		Instant due = now.plus(delay);
+		Duration policyDelay = this.policy.delayBeforeRetry(retryNumber);
 		Duration timeout = this.policy.timeout();
-		if (timeout != null && due.isAfter(firstFailure.plus(timeout))) {
+		Instant deadline = (timeout != null) ? firstFailure.plus(timeout) : null;
+		if (deadline != null && now.plus(policyDelay).isAfter(deadline)) {
 			return new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure);
 		}
-		return new FailureDecision.Retry(retryNumber, delay, this.tiers.tierFor(delay), due, firstFailure);
+		Duration delay = Jitter.draw(policyDelay, this.policy.jitter(), this.random);
+		if (deadline != null && now.plus(delay).isAfter(deadline)) {
+			delay = Duration.between(now, deadline);
+		}
+		return new FailureDecision.Retry(retryNumber, delay, this.tiers.tierFor(delay), now.plus(delay), firstFailure);
 	}
 
 	private static Instant firstFailure(RetryState state, Instant now) {

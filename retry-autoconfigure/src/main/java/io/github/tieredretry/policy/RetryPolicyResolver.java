@@ -31,7 +31,7 @@ public final class RetryPolicyResolver {
 				first(all, PolicyLayer::initialInterval), first(all, PolicyLayer::multiplier),
 				first(all, PolicyLayer::maxInterval), first(all, PolicyLayer::immediateRetries),
 				firstOrNull(all, PolicyLayer::timeout), firstList(all, PolicyLayer::retryOn),
-				firstList(all, PolicyLayer::noRetryOn));
+				firstList(all, PolicyLayer::noRetryOn), first(all, PolicyLayer::jitter));
 	}
 
 	// Explicit delays and the exponential back-off are one choice, made by the highest

@@ -133,6 +133,17 @@ public final class TierLadder {
 		return hops;
 	}
 
+	/**
+	 * How long a wait takes through the tiers: the sum of its hops, at least the wait
+	 * and, where the tiers are close enough to compose it, longer by at most the smallest
+	 * tier (the broker's latency per hop aside).
+	 * @param wait the wait
+	 * @return the time the tiers hold it
+	 */
+	public Duration servedWait(Duration wait) {
+		return hopsFor(wait).stream().reduce(Duration.ZERO, Duration::plus);
+	}
+
 	// Hops below the largest tier when a wait is composed without rounding up, counted up
 	// to one past the limit.
 	private int composedHops(Duration wait) {

@@ -86,6 +86,7 @@ class RetryEndpointWebIntegrationTests {
 		registry.add("retry.policies.payments.initial-interval", () -> "200ms");
 		registry.add("retry.policies.payments.multiplier", () -> "2.0");
 		registry.add("retry.policies.payments.max-interval", () -> "500ms");
+		registry.add("retry.policies.payments.jitter", () -> "0.2");
 		registry.add("management.endpoints.web.exposure.include", () -> "health,metrics,prometheus,retry");
 		registry.add("management.endpoint.health.show-details", () -> "always");
 		// As the Grafana dashboard's p95 panel expects.
@@ -139,7 +140,9 @@ class RetryEndpointWebIntegrationTests {
 		assertThat(JsonPath.parse(orders).read("$.effectivePolicy.noRetryOn", List.class))
 			.containsExactly(IllegalArgumentException.class.getName());
 		assertThat(JsonPath.parse(orders).read("$.effectivePolicy", Map.class)).as("null fields are left out")
-			.doesNotContainKey("exponential");
+			.doesNotContainKey("exponential")
+			.as("exact delays have no jitter")
+			.doesNotContainKey("jitter");
 		Map<String, Object> payments = listenerOn(json, PAYMENTS);
 		assertThat(payments.get("policy")).isEqualTo("payments");
 		DocumentContext paymentsPolicy = JsonPath.parse(payments);
@@ -149,6 +152,7 @@ class RetryEndpointWebIntegrationTests {
 			.isEqualTo("200ms");
 		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.multiplier", Double.class)).isEqualTo(2.0);
 		assertThat(paymentsPolicy.read("$.effectivePolicy.exponential.maxInterval", String.class)).isEqualTo("500ms");
+		assertThat(paymentsPolicy.read("$.effectivePolicy.jitter", Double.class)).isEqualTo(0.2);
 	}
 
 	@Test

@@ -248,6 +248,24 @@ abstract class AutoConfigurationTestSupport {
 
 	}
 
+	static class TooMuchJitterListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener(jitter = 1.5)
+		void onOrder(String order) {
+		}
+
+	}
+
+	static class ExactPaymentListener {
+
+		@RabbitListener(id = "payments", queues = "payments")
+		@RetryableListener(policy = "payments", jitter = 0)
+		void onPayment(String payment) {
+		}
+
+	}
+
 	static class NegativeMaxRetriesListener {
 
 		@RabbitListener(queues = "orders")

@@ -50,7 +50,7 @@ class RetryPropertiesTests {
 	void everyBuiltInPolicyDefaultIsInTheMetadata() throws IOException {
 		assertThat(metadataDefaults()).containsKeys(DEFAULTS_PREFIX + "max-retries",
 				DEFAULTS_PREFIX + "initial-interval", DEFAULTS_PREFIX + "multiplier", DEFAULTS_PREFIX + "max-interval",
-				DEFAULTS_PREFIX + "immediate-retries", DEFAULTS_PREFIX + "breaker.enabled",
+				DEFAULTS_PREFIX + "jitter", DEFAULTS_PREFIX + "immediate-retries", DEFAULTS_PREFIX + "breaker.enabled",
 				DEFAULTS_PREFIX + "breaker.failure-rate-threshold", DEFAULTS_PREFIX + "breaker.sliding-window-size",
 				DEFAULTS_PREFIX + "breaker.minimum-calls", DEFAULTS_PREFIX + "breaker.wait-in-open-state",
 				DEFAULTS_PREFIX + "breaker.probes-in-half-open-state");
@@ -71,8 +71,8 @@ class RetryPropertiesTests {
 		List<String> description = JsonPath.read(metadata(), "$.properties[?(@.name == 'retry.policies')].description");
 		assertThat(description).singleElement()
 			.asString()
-			.contains("max-retries", "delays", "initial-interval", "multiplier", "max-interval", "immediate-retries",
-					"timeout", "retry-on", "no-retry-on");
+			.contains("max-retries", "delays", "initial-interval", "multiplier", "max-interval", "jitter",
+					"immediate-retries", "timeout", "retry-on", "no-retry-on");
 		List<String> type = JsonPath.read(metadata(), "$.properties[?(@.name == 'retry.policies')].type");
 		// IDEs that complete the keys of map values find them through this type.
 		assertThat(type).containsExactly(
@@ -88,7 +88,7 @@ class RetryPropertiesTests {
 			shown.put(row.group(1), row.group(2));
 		}
 		assertThat(shown).containsKeys("retry.tiers", "retry.queue-type", "retry.defaults.max-retries",
-				"retry.defaults.multiplier", "retry.publish.confirm-timeout");
+				"retry.defaults.multiplier", "retry.defaults.jitter", "retry.publish.confirm-timeout");
 		shown.forEach((name, value) -> assertThat(bind(name, value)).as("README default of %s", name)
 			.isEqualTo(defaultInForce(name)));
 	}

@@ -140,6 +140,87 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	}
 
 	@Test
+	void jitterOutsideZeroToOneOnTheAnnotationFailsStartupNamingTheListenerAndTheValue() {
+		this.contextRunner.withUserConfiguration(TooMuchJitterListener.class)
+			.run(failsWith("TooMuchJitterListener#onOrder", "jitter = 1.5 is not usable",
+					"Use a factor from 0 to 1, such as 0.2", "Or -1 (the default)"));
+	}
+
+	@Test
+	void jitterIsInheritedFromThePolicyUnlessTheAnnotationSetsIt() {
+		this.contextRunner.withPropertyValues("retry.defaults.jitter=0.2", "retry.policies.payments.jitter=0.5")
+			.withUserConfiguration(PaymentListener.class, OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(RetryableListenerRegistry.class).listeners())
+					.extracting((info) -> info.policy().jitter())
+					.containsExactlyInAnyOrder(0.5, 0.2);
+			});
+		this.contextRunner.withPropertyValues("retry.policies.payments.jitter=0.5")
+			.withUserConfiguration(ExactPaymentListener.class)
+			.run((context) -> assertThat(context.getBean(RetryableListenerRegistry.class).listeners()).singleElement()
+				.satisfies((info) -> assertThat(info.policy().jitter()).isZero()));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startupLineShowsTheJitter(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=5s", "retry.defaults.jitter=0.2")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("[orders]: EffectiveRetryPolicy[max-retries=5, delays=[5s], jitter=0.2, "
+						+ "immediate-retries=0], tiers [1s, 5s]");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void jitterThatTheTiersCannotExpressIsReportedAtStartupForTheListener(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=200ms, 10s", "retry.defaults.jitter=0.2")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("AutoConfigurationTestSupport.OrderListener#onOrder: the tiers cannot "
+						+ "spread retry 1 after 200ms (jitter 0.2: drawn between 160ms and 240ms): every draw waits "
+						+ "1s, so messages that fail together are retried together and the jitter has no effect. The "
+						+ "tiers serve a delay to within the smallest tier (1s); add a tier shorter than the spread of "
+						+ "80ms to retry.tiers, or use a longer delay or more jitter.");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void jitterWhoseDrawsTheTiersServeInAFewWavesOnlyIsReported(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=1s", "retry.defaults.jitter=0.2")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("OrderListener#onOrder: the tiers cannot spread retry 1 after 1s (jitter "
+						+ "0.2: drawn between 800ms and 1200ms): draws wait 1s or 2s only, so messages that fail "
+						+ "together are retried in 2 waves.");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void jitterTheTiersCanServeIsNotReported(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=4s, 10s", "retry.defaults.jitter=0.5")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Tiered retries for AutoConfigurationTestSupport.OrderListener#onOrder")
+					.doesNotContain("cannot spread")
+					.doesNotContain("late by")
+					.doesNotContain("for a single hop");
+			});
+	}
+
+	@Test
 	void manualAckModeOnTheAnnotationFailsStartupPointingAtTheAnnotation() {
 		this.contextRunner.withUserConfiguration(ManualAckListener.class)
 			.run(failsWith("ManualAckListener#onOrder",

@@ -34,6 +34,20 @@ class RetryEventMetricsTests {
 	}
 
 	@Test
+	void theDrawnDelayOfEachScheduledRetryIsTimed() {
+		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "1s", Duration.ofMillis(3400), Instant.now(),
+				"java.io.IOException", "m-1"));
+		this.metrics.onRetryScheduled(new RetryScheduledEvent("orders", 1, "1s", Duration.ofMillis(4600), Instant.now(),
+				"java.io.IOException", "m-2"));
+
+		Timer timer = this.registry.get(RetryEventMetrics.DELAY).tag("queue", "orders").timer();
+		assertThat(timer.count()).isEqualTo(2);
+		assertThat(timer.totalTime(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(8000);
+		assertThat(timer.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isEqualTo(4600);
+		assertThat(timer.getId().getDescription()).isNotBlank();
+	}
+
+	@Test
 	void aParkedMessageIsCountedWithItsReason() {
 		this.metrics.onMessageParked(new MessageParkedEvent("orders", 0, ParkedReason.NOT_RETRYABLE,
 				"org.springframework.amqp.support.converter.MessageConversionException", null));

@@ -110,6 +110,9 @@ class RetryMetricsIntegrationTests {
 			assertThat(count("recovered", "none", "none", "IllegalStateException")).isEqualTo(2);
 			assertThat(count("parked", "none", "exhausted", "IllegalStateException")).isEqualTo(1);
 			assertThat(count("parked", "none", "not-retryable", "IllegalArgumentException")).isEqualTo(1);
+			Timer delay = this.registry.get(RetryEventMetrics.DELAY).tag("queue", QUEUE).timer();
+			assertThat(delay.count()).isEqualTo(6);
+			assertThat(delay.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(3 * 200 + 3 * 500);
 		});
 		assertThat(this.registry.get(RetryEventMetrics.MESSAGES).tag("queue", QUEUE).counters()).hasSize(5);
 		Timer recovery = this.registry.get(RetryEventMetrics.RECOVERY).tag("queue", QUEUE).timer();

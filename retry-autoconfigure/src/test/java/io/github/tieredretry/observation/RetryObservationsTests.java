@@ -1,5 +1,6 @@
 package io.github.tieredretry.observation;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletionException;
@@ -40,7 +41,7 @@ class RetryObservationsTests {
 	@Test
 	void aForwardIsTaggedWithQueueTierOutcomeExceptionAndReasonAndTheAttempt() {
 		RetryForwardContext context = RetryForwardContext.retried(RECEIVED, "orders", "retry.delay.10s", "10s",
-				"com.example.PaymentTimeoutException", 1);
+				Duration.ofMillis(9613), "com.example.PaymentTimeoutException", 1);
 
 		RetryObservations.stop(observations(null).startForward(context), null);
 
@@ -50,7 +51,7 @@ class RetryObservationsTests {
 				KeyValue.of("tier", "10s"), KeyValue.of("outcome", "retried"),
 				KeyValue.of("exception", "PaymentTimeoutException"), KeyValue.of("reason", "none"));
 		assertThat(context.getHighCardinalityKeyValues()).containsExactlyInAnyOrder(KeyValue.of("attempt", "1"),
-				KeyValue.of("messaging.message.id", "order-1"));
+				KeyValue.of("delay", "9613ms"), KeyValue.of("messaging.message.id", "order-1"));
 		assertThat(this.recording.stopped).isTrue();
 	}
 
@@ -64,6 +65,7 @@ class RetryObservationsTests {
 		assertThat(context.getContextualName()).isEqualTo("orders park");
 		assertThat(context.getLowCardinalityKeyValues()).contains(KeyValue.of("tier", "none"),
 				KeyValue.of("outcome", "parked"), KeyValue.of("reason", "exhausted"));
+		assertThat(context.getHighCardinalityKeyValues()).extracting(KeyValue::getKey).doesNotContain("delay");
 	}
 
 	@Test
@@ -79,7 +81,7 @@ class RetryObservationsTests {
 	void theTraceContextATracerWritesReplacesTheCarriedOneAndStaleHeadersOfOtherFormatsAreDropped() {
 		this.recording.writes = Map.of("traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-1111111111111111-01");
 		RetryForwardContext context = RetryForwardContext.retried(RECEIVED, "orders", "retry.delay.10s", "10s",
-				"java.lang.IllegalStateException", 1);
+				Duration.ofSeconds(10), "java.lang.IllegalStateException", 1);
 
 		observations(null).startForward(context);
 

@@ -76,6 +76,8 @@ class TracingAcrossRetriesIntegrationTests {
 
 	static final AttributeKey<String> ATTEMPT = AttributeKey.stringKey("attempt");
 
+	static final AttributeKey<String> DELAY = AttributeKey.stringKey("delay");
+
 	static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
 
 	@DynamicPropertySource
@@ -134,6 +136,7 @@ class TracingAcrossRetriesIntegrationTests {
 		assertThat(forwards).extracting(SpanData::getName).containsOnly(QUEUE + " retry");
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(TIER)).containsExactly("173ms", "331ms");
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(ATTEMPT)).containsExactly("1", "2");
+		assertThat(forwards).extracting((span) -> span.getAttributes().get(DELAY)).containsExactly("173ms", "331ms");
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(OUTCOME)).containsOnly("retried");
 		assertThat(forwards).extracting((span) -> span.getAttributes().get(EXCEPTION))
 			.containsOnly("IllegalStateException");

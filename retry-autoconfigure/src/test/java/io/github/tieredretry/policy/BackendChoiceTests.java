@@ -87,6 +87,19 @@ class BackendChoiceTests {
 	}
 
 	@Test
+	void delaysDrawnAtRandomCannotBeMadeByAQueue() {
+		EffectiveRetryPolicy jittered = new EffectiveRetryPolicy(3,
+				List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3)), Duration.ofSeconds(1),
+				2.0, Duration.ofHours(1), 0, null, List.of(), List.of(), 0.2);
+
+		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, jittered, "4.3.6",
+				List.of(queue(arguments())));
+
+		assertThat(choice.problem()).contains("drawn at random (jitter 0.2)");
+		assertThat(choice.fix()).contains("jitter to 0");
+	}
+
+	@Test
 	void tiersAreTiers() {
 		assertThat(BackendChoice.choose(RetryBackend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))).backend())
 			.isEqualTo(RetryBackend.TIERS);

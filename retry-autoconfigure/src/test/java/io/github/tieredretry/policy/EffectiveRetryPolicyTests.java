@@ -152,6 +152,15 @@ class EffectiveRetryPolicyTests {
 	}
 
 	@Test
+	void longestDelayIncludesTheLongestDrawOfTheJitter() {
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(2,
+				List.of(Duration.ofSeconds(4), Duration.ofSeconds(10)), Duration.ofSeconds(1), 2.0, Duration.ofHours(1),
+				0, null, List.of(), List.of(), 0.5);
+		assertThat(policy.longestDelay()).isEqualTo(Duration.ofSeconds(15));
+		assertThat(policy.delayBeforeRetry(1)).isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
 	void longestDelayIsZeroWhenNoRetryIsAllowed() {
 		assertThat(withDelays(0, Duration.ofHours(1)).longestDelay()).isZero();
 		assertThat(exponential(0, Duration.ofSeconds(1), 2.0, Duration.ofHours(1)).longestDelay()).isZero();
@@ -257,6 +266,25 @@ class EffectiveRetryPolicyTests {
 	}
 
 	@Test
+	void jitterOutsideZeroToOneIsRejectedNamingTheField() {
+		for (double jitter : new double[] { -0.1, 1.01, Double.NaN, Double.POSITIVE_INFINITY }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> new EffectiveRetryPolicy(1, List.of(), Duration.ofSeconds(1), 2.0,
+						Duration.ofHours(1), 0, null, List.of(), List.of(), jitter))
+				.withMessage("jitter " + jitter + " is not usable. Use a factor from 0 to 1, such as 0.2 (each "
+						+ "retry's delay drawn between 80% and 120% of itself), or 0 for exact delays.");
+		}
+		assertThat(new EffectiveRetryPolicy(1, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null,
+				List.of(), List.of(), 1.0)
+			.jitter()).isEqualTo(1.0);
+	}
+
+	@Test
+	void policyWithoutJitterArgumentHasExactDelays() {
+		assertThat(withDelays(1, Duration.ofSeconds(1)).jitter()).isZero();
+	}
+
+	@Test
 	void policyKeepsItsOwnCopiesOfTheLists() {
 		List<Duration> delays = new ArrayList<>(List.of(Duration.ofSeconds(1)));
 		List<Class<? extends Throwable>> retryOn = new ArrayList<>(List.of(IOException.class));
@@ -277,7 +305,10 @@ class EffectiveRetryPolicyTests {
 		assertThat(policy).hasToString("EffectiveRetryPolicy[max-retries=4, delays=[10s, 2m], immediate-retries=1, "
 				+ "timeout=2h, retry-on=[java.io.IOException], no-retry-on=[java.lang.IllegalArgumentException]]");
 		assertThat(exponential(2, Duration.ofSeconds(1), 2.0, Duration.ofHours(1)).toString())
-			.contains("initial-interval=1s, multiplier=2.0, max-interval=1h");
+			.contains("initial-interval=1s, multiplier=2.0, max-interval=1h, immediate-retries=0");
+		assertThat(new EffectiveRetryPolicy(2, List.of(Duration.ofSeconds(10)), Duration.ofSeconds(1), 2.0,
+				Duration.ofHours(1), 0, null, List.of(), List.of(), 0.2))
+			.hasToString("EffectiveRetryPolicy[max-retries=2, delays=[10s], jitter=0.2, immediate-retries=0]");
 	}
 
 	private static void assertFollowsFormula(EffectiveRetryPolicy policy) {

@@ -2,9 +2,13 @@ package io.github.tieredretry.policy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
+import java.util.SplittableRandom;
+import java.util.TreeSet;
 
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
@@ -235,6 +239,114 @@ class RetryDeciderTests {
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(11))).isEqualTo(Duration.ofSeconds(1));
 		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(12))).isNull();
+	}
+
+	@Test
+	void jitteredRetryCarriesTheDrawnDelayAndFallsDueAfterIt() {
+		EffectiveRetryPolicy policy = withJitter(0.5, "4s");
+		RetryDecider decider = new RetryDecider(TIERS, policy, new SplittableRandom(42));
+		Duration expected = Jitter.draw(Duration.ofSeconds(4), 0.5, new SplittableRandom(42));
+		assertThat(expected).isNotEqualTo(Duration.ofSeconds(4));
+		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
+				NOW);
+		assertThat(retry.delay()).isEqualTo(expected);
+		assertThat(retry.due()).isEqualTo(NOW.plus(expected));
+		assertThat(retry.tier()).isEqualTo(TIERS.tierFor(expected));
+	}
+
+	@Test
+	void jitteredRetriesSpreadOverTheRangeAndAreServedNeverEarlyAndLateByAtMostTheSmallestTier() {
+		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1)));
+		RetryDecider decider = new RetryDecider(tiers, withJitter(0.5, "4s"), new SplittableRandom(500));
+		Set<Long> servedSeconds = new TreeSet<>();
+		for (int message = 0; message < 500; message++) {
+			FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
+					NOW);
+			assertThat(retry.delay()).isBetween(Duration.ofSeconds(2), Duration.ofSeconds(6));
+			Instant arrival = arrival(decider, retry);
+			assertThat(arrival).isAfterOrEqualTo(retry.due());
+			assertThat(Duration.between(retry.due(), arrival)).isLessThanOrEqualTo(tiers.smallest());
+			servedSeconds.add(Duration.between(NOW, arrival).toSeconds());
+		}
+		// 1 s tiers serve 2 s to 6 s in whole seconds (2 s only for a draw of exactly
+		// 2000 ms): four or five waves, not one.
+		assertThat(servedSeconds).contains(3L, 4L, 5L, 6L).isSubsetOf(2L, 3L, 4L, 5L, 6L);
+	}
+
+	@Test
+	void jitteredExponentialDelaysSpreadAroundEachDelayIncludingTheCappedOnes() {
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(6, List.of(), Duration.ofSeconds(1), 2.0,
+				Duration.ofSeconds(8), 0, null, List.of(), List.of(), 0.2);
+		RetryDecider decider = new RetryDecider(TIERS, policy, new SplittableRandom(1));
+		for (long retries = 0; retries < 6; retries++) {
+			Duration nominal = policy.delayBeforeRetry(retries + 1);
+			List<Duration> drawn = new ArrayList<>();
+			for (int draw = 0; draw < 2000; draw++) {
+				drawn.add(((FailureDecision.Retry) decider.afterFailure(new RetryState(retries, NOW, null), true, NOW))
+					.delay());
+			}
+			// Both sides of the delay, also for the first and for the capped ones.
+			assertThat(drawn).allSatisfy((delay) -> assertThat(delay).isBetween(Jitter.shortest(nominal, 0.2),
+					Jitter.longest(nominal, 0.2)));
+			assertThat(drawn).anySatisfy((delay) -> assertThat(delay).isLessThan(nominal.multipliedBy(9).dividedBy(10)))
+				.anySatisfy((delay) -> assertThat(delay).isGreaterThan(nominal.multipliedBy(11).dividedBy(10)));
+		}
+	}
+
+	@Test
+	void withoutJitterTheDecisionNeverDraws() {
+		RetryDecider decider = new RetryDecider(TIERS, delays(3, "4s"), () -> {
+			throw new AssertionError("drew without jitter");
+		});
+		assertThat(((FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW)).delay())
+			.isEqualTo(Duration.ofSeconds(4));
+	}
+
+	@Test
+	void jitterNeverParksARetryThePolicyWouldScheduleBeforeTheTimeout() {
+		// 20 s after the first failure, a 10 s delay falls due exactly at the 30 s
+		// timeout; drawn longer, it is cut to the timeout.
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(10, List.of(Duration.ofSeconds(10)),
+				Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, Duration.ofSeconds(30), List.of(), List.of(), 0.5);
+		RetryDecider decider = new RetryDecider(TIERS, policy, new SplittableRandom(3));
+		Instant firstFailure = NOW.minusSeconds(20);
+		for (int draw = 0; draw < 200; draw++) {
+			FailureDecision decision = decider.afterFailure(new RetryState(2, firstFailure, NOW), true, NOW);
+			assertThat(decision).isInstanceOfSatisfying(FailureDecision.Retry.class,
+					(retry) -> assertThat(retry.due()).isBeforeOrEqualTo(firstFailure.plusSeconds(30))
+						.isAfterOrEqualTo(NOW.plusSeconds(5)));
+		}
+		// A policy delay past the timeout parks, whatever a draw would have said.
+		assertThat(decider.afterFailure(new RetryState(2, NOW.minusSeconds(21), NOW), true, NOW))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, NOW.minusSeconds(21)));
+	}
+
+	@Test
+	void dueTimeOfALongDrawBeyondThePolicysLongestDelayIsStillTrusted() {
+		RetryDecider decider = decider(TIERS, withJitter(0.5, "1s", "12s"));
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(18)), NOW))
+			.isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusMillis(18_001)), NOW)).isNull();
+	}
+
+	// When a retry reaches the listener: its first tier, then hops until it is due.
+	private static Instant arrival(RetryDecider decider, FailureDecision.Retry retry) {
+		RetryState state = new RetryState(retry.retryNumber(), retry.firstFailure(), retry.due());
+		Instant arrival = NOW.plus(retry.tier());
+		Duration hop = decider.tierForEarlyArrival(state, arrival);
+		while (hop != null) {
+			arrival = arrival.plus(hop);
+			hop = decider.tierForEarlyArrival(state, arrival);
+		}
+		return arrival;
+	}
+
+	private static EffectiveRetryPolicy withJitter(double jitter, String... delays) {
+		List<Duration> durations = Arrays.stream(delays)
+			.map((delay) -> Duration.parse("PT" + delay.toUpperCase(Locale.ROOT)))
+			.toList();
+		return new EffectiveRetryPolicy(durations.size(), durations, Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
+				null, List.of(), List.of(), jitter);
 	}
 
 	private static Tuple tuple(long delaySeconds, long tierSeconds) {

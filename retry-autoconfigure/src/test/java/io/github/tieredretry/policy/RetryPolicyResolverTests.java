@@ -26,6 +26,23 @@ class RetryPolicyResolverTests {
 		assertThat(policy.timeout()).isNull();
 		assertThat(policy.retryOn()).isEmpty();
 		assertThat(policy.noRetryOn()).isEmpty();
+		assertThat(policy.jitter()).isZero();
+	}
+
+	@Test
+	void jitterIsTakenFieldByFieldLikeEveryOtherValueWhateverTheBackOff() {
+		PolicyLayer defaults = new PolicyLayer(null, List.of(Duration.ofSeconds(10)), null, null, null, null, null,
+				null, null, 0.2);
+		PolicyLayer named = new PolicyLayer(null, null, Duration.ofSeconds(2), null, null, null, null, null, null, 0.5);
+		PolicyLayer annotation = new PolicyLayer(null, null, null, null, null, null, null, null, null, 0.0);
+		assertThat(RetryPolicyResolver.resolve(PolicyLayer.EMPTY, PolicyLayer.EMPTY, defaults).jitter()).isEqualTo(0.2);
+		// The named policy chooses exponential back-off and keeps its own jitter.
+		EffectiveRetryPolicy namedPolicy = RetryPolicyResolver.resolve(PolicyLayer.EMPTY, named, defaults);
+		assertThat(namedPolicy.delays()).isEmpty();
+		assertThat(namedPolicy.jitter()).isEqualTo(0.5);
+		// An explicit 0 on the annotation turns it off; unset inherits.
+		assertThat(RetryPolicyResolver.resolve(annotation, named, defaults).jitter()).isZero();
+		assertThat(RetryPolicyResolver.resolve(PolicyLayer.EMPTY, PolicyLayer.EMPTY, named).jitter()).isEqualTo(0.5);
 	}
 
 	@Test
@@ -113,6 +130,9 @@ class RetryPolicyResolverTests {
 				null);
 		assertThatIllegalArgumentException().isThrownBy(() -> RetryPolicyResolver.resolve(negativeTimeout))
 			.withMessageStartingWith("timeout");
+		PolicyLayer tooMuchJitter = new PolicyLayer(null, null, null, null, null, null, null, null, null, 1.5);
+		assertThatIllegalArgumentException().isThrownBy(() -> RetryPolicyResolver.resolve(tooMuchJitter))
+			.withMessageStartingWith("jitter 1.5 is not usable");
 	}
 
 	@Test

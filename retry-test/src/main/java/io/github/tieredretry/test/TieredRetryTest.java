@@ -13,8 +13,9 @@ import org.springframework.boot.test.context.PropertyMapping;
 /**
  * Put next to {@code @SpringBootTest} to test the retry behaviour of
  * {@code @RetryableListener}s against a real broker in seconds: short delay tiers
- * ({@code retry.tiers}) and default delays ({@code retry.defaults.delays}), and a
- * {@link RetryOutcomes} bean to await what happened to a message. <pre class="code">
+ * ({@code retry.tiers}), default delays ({@code retry.defaults.delays}) without jitter,
+ * and a {@link RetryOutcomes} bean to await what happened to a message.
+ * <pre class="code">
  * &#64;SpringBootTest
  * &#64;TieredRetryTest
  * class OrderListenerRetryTests {
@@ -56,5 +57,15 @@ public @interface TieredRetryTest {
 	 */
 	@PropertyMapping("defaults.delays")
 	String[] delays() default { "100ms", "250ms", "500ms" };
+
+	/**
+	 * The default jitter of the test ({@code retry.defaults.jitter}): 0 by default, so
+	 * that a retry's delay, due time and tier are the same in every run even when the
+	 * application's configuration spreads them out. A named policy's jitter wins, like
+	 * its delays.
+	 * @return the jitter factor, from 0 to 1
+	 */
+	@PropertyMapping("defaults.jitter")
+	double jitter() default 0;
 
 }

@@ -29,11 +29,12 @@ class TieredRetryTestPropertiesTests {
 	ApplicationContext context;
 
 	@Test
-	void shortTiersAndDefaultDelaysAreSetAndRetryOutcomesIsABean() {
+	void shortTiersAndExactDefaultDelaysAreSetAndRetryOutcomesIsABean() {
 		Binder binder = Binder.get(this.environment);
 		List<Duration> expected = List.of(Duration.ofMillis(100), Duration.ofMillis(250), Duration.ofMillis(500));
 		assertThat(binder.bind("retry.tiers", Bindable.listOf(Duration.class)).get()).isEqualTo(expected);
 		assertThat(binder.bind("retry.defaults.delays", Bindable.listOf(Duration.class)).get()).isEqualTo(expected);
+		assertThat(binder.bind("retry.defaults.jitter", Double.class).get()).isZero();
 		assertThat(this.context.getBeansOfType(RetryOutcomes.class)).hasSize(1);
 	}
 

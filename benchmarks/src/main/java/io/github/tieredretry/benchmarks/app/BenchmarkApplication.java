@@ -20,8 +20,9 @@ import org.springframework.context.event.EventListener;
  * with the same listener container settings, and chooses per application:
  * <ul>
  * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only),
- * {@code retryable} (with {@code @RetryableListener}) or {@code outage} (the outage
- * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without);</li>
+ * {@code retryable} (with {@code @RetryableListener}), {@code outage} (the outage
+ * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without) or
+ * {@code jitter} (the jitter benchmark's two, with jitter and without);</li>
  * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's
  * blocking retry;</li>
  * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's
@@ -53,6 +54,12 @@ public class BenchmarkApplication {
 	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "outage")
 	BenchmarkListeners.Outage outageListeners(Workloads workloads) {
 		return new BenchmarkListeners.Outage(workloads);
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "jitter")
+	BenchmarkListeners.Jitter jitterListeners(Workloads workloads) {
+		return new BenchmarkListeners.Jitter(workloads);
 	}
 
 	@Bean

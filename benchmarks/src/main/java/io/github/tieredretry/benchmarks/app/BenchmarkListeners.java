@@ -37,6 +37,18 @@ public final class BenchmarkListeners {
 	/** Listener id of the outage benchmark's listener with a circuit breaker. */
 	public static final String OUTAGE_BREAKER = "outage-breaker";
 
+	/**
+	 * Listener id of the jitter benchmark's listener with its policy's jitter, and the
+	 * name of the policy both of its listeners use.
+	 */
+	public static final String JITTER = "jitter";
+
+	/**
+	 * Listener id of the jitter benchmark's listener whose annotation turns the jitter
+	 * off.
+	 */
+	public static final String JITTER_OFF = "jitter-off";
+
 	private BenchmarkListeners() {
 	}
 
@@ -129,6 +141,32 @@ public final class BenchmarkListeners {
 		@RabbitListener(id = OUTAGE_BREAKER, queues = "${benchmarks.queue.outage-breaker}", autoStartup = "false")
 		@RetryableListener(policy = OUTAGE, breaker = Breaker.ON)
 		void withBreaker(Message message) {
+			handle(this.workloads, message);
+		}
+
+	}
+
+	/**
+	 * The jitter benchmark's listeners: the same policy, one with its jitter, one with
+	 * the annotation's {@code jitter = 0}.
+	 */
+	static final class Jitter {
+
+		private final Workloads workloads;
+
+		Jitter(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@RabbitListener(id = JITTER, queues = "${benchmarks.queue.jitter}", autoStartup = "false")
+		@RetryableListener(policy = JITTER)
+		void withJitter(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = JITTER_OFF, queues = "${benchmarks.queue.jitter-off}", autoStartup = "false")
+		@RetryableListener(policy = JITTER, jitter = 0)
+		void withoutJitter(Message message) {
 			handle(this.workloads, message);
 		}
 

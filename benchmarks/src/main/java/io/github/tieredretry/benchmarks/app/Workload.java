@@ -39,7 +39,7 @@ public final class Workload {
 	 * @param successes messages expected to be processed
 	 * @param healthy of which never fail
 	 * @param forwards failures expected to be forwarded
-	 * @param recordLateness whether to record how late retries arrive
+	 * @param recordLateness whether to record when retries arrive, and how late
 	 * @return the round
 	 */
 	public Round startRound(String id, int successes, int healthy, int forwards, boolean recordLateness) {
@@ -142,6 +142,8 @@ public final class Workload {
 
 		private final long @Nullable [] lateness;
 
+		private final long @Nullable [] arrivals;
+
 		private final AtomicInteger latenessCount = new AtomicInteger();
 
 		Round(String id, int successes, int healthy, int forwards, boolean recordLateness) {
@@ -151,6 +153,7 @@ public final class Workload {
 			this.healthyProcessed = new CountDownLatch(healthy);
 			this.allForwarded = new CountDownLatch(forwards);
 			this.lateness = recordLateness ? new long[successes] : null;
+			this.arrivals = recordLateness ? new long[successes] : null;
 		}
 
 		void handle(@Nullable String id, Map<String, @Nullable Object> headers) {
@@ -173,10 +176,11 @@ public final class Workload {
 					throw new SimulatedFailure(messageId, attempt, failingAttempts);
 				}
 			}
-			if (this.lateness != null && headers.get(RetryHeaders.DUE) instanceof Number due) {
+			if (this.lateness != null && this.arrivals != null && headers.get(RetryHeaders.DUE) instanceof Number due) {
 				int slot = this.latenessCount.getAndIncrement();
 				if (slot < this.lateness.length) {
 					this.lateness[slot] = System.currentTimeMillis() - due.longValue();
+					this.arrivals[slot] = now;
 				}
 			}
 			if (failingAttempts == 0) {
@@ -296,6 +300,25 @@ public final class Workload {
 
 		public long lastForwardNanos() {
 			return this.lastForwardNanos.get();
+		}
+
+		/**
+		 * When each retry reached the listener, in the order of
+		 * {@link #latenessMillis()}.
+		 * @return one {@link System#nanoTime()} per recorded retry
+		 */
+		public long[] retryArrivalNanos() {
+			return (this.arrivals != null)
+					? Arrays.copyOf(this.arrivals, Math.min(this.latenessCount.get(), this.arrivals.length))
+					: new long[0];
+		}
+
+		/**
+		 * When the round's first message was delivered.
+		 * @return its {@link System#nanoTime()}, or 0 before it
+		 */
+		public long firstDeliveryNanos() {
+			return this.firstDeliveryNanos.get();
 		}
 
 		/**

@@ -22,11 +22,12 @@ import org.jspecify.annotations.Nullable;
  * @param delayAccuracy benchmark 4, if run
  * @param topology benchmark 5, if run
  * @param outage benchmark 6, if run
+ * @param jitter benchmark 7, if run
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
-		@Nullable OutageResult outage) {
+		@Nullable OutageResult outage, @Nullable JitterResult jitter) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -34,7 +35,9 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 	 */
 	public List<Comparison> comparisons() {
 		List<Comparison> comparisons = new ArrayList<>();
-		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding }) {
+		Comparison jitterPeaks = (this.jitter != null) ? this.jitter.peaks() : null;
+		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding,
+				jitterPeaks }) {
 			if (comparison != null) {
 				comparisons.add(comparison);
 			}

@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 
@@ -62,6 +63,15 @@ public final class Charts {
 	 * @param values one value per category
 	 */
 	public record Series(String name, List<Double> values) {
+	}
+
+	/**
+	 * Events along a time axis, for a histogram over time.
+	 *
+	 * @param name the series' name, shown in the legend
+	 * @param millis when each event happened, in milliseconds from the axis' origin
+	 */
+	public record Timeline(String name, long[] millis) {
 	}
 
 	/**
@@ -269,6 +279,71 @@ public final class Charts {
 				+ " msg/s; early: " + result.earlyCount() + "; max " + sorted[sorted.length - 1] + " ms"
 				+ ((targetMillis > xAxis.max()) ? "; target p99 ≤ " + targetMillis + " ms is off this scale" : "")
 				+ ".");
+		canvas.write(file);
+	}
+
+	/**
+	 * Histograms over time, one per series, drawn over each other: how many events fall
+	 * in each bin.
+	 * @param file the PNG to write
+	 * @param title the title
+	 * @param xLabel what the time axis measures
+	 * @param unit the y axis' unit
+	 * @param series the series
+	 * @param binMillis the width of a bin
+	 * @param footnote what the chart shows
+	 */
+	public static void timelines(Path file, String title, String xLabel, String unit, List<Timeline> series,
+			long binMillis, String footnote) {
+		Canvas canvas = new Canvas(title);
+		Plot plot = new Plot(80, 80, WIDTH - 30, HEIGHT - 75);
+		long end = series.stream().flatMapToLong((timeline) -> Arrays.stream(timeline.millis())).max().orElse(0);
+		// From the whole second before the first event: the time before it is empty.
+		long first = series.stream().flatMapToLong((timeline) -> Arrays.stream(timeline.millis())).min().orElse(0);
+		long origin = Math.max(0, first / 1000 * 1000);
+		int bins = (int) ((end - origin) / binMillis) + 1;
+		List<long[]> counts = new ArrayList<>();
+		long highest = 1;
+		for (Timeline timeline : series) {
+			long[] binned = new long[bins];
+			for (long millis : timeline.millis()) {
+				binned[(int) (Math.max(0, millis - origin) / binMillis)]++;
+			}
+			counts.add(binned);
+			highest = Math.max(highest, Arrays.stream(binned).max().orElse(0));
+		}
+		Axis yAxis = Axis.linear(0, highest * 1.12);
+		canvas.yAxis(plot, yAxis, unit);
+		Axis xAxis = Axis.linear(origin / 1000.0, (origin + (double) bins * binMillis) / 1000);
+		for (double tick : xAxis.ticks()) {
+			canvas.centered(format(tick), plot.x(xAxis, tick), plot.bottom() + 18, SMALL_FONT);
+		}
+		canvas.centered(xLabel, (plot.left() + plot.right()) / 2, plot.bottom() + 40, LABEL_FONT);
+		Graphics2D graphics = canvas.graphics();
+		for (int index = 0; index < series.size(); index++) {
+			Color color = PALETTE[(index == 0) ? 2 : 0];
+			graphics.setColor(new Color(color.getRed(), color.getGreen(), color.getBlue(), 150));
+			long[] binned = counts.get(index);
+			for (int bin = 0; bin < bins; bin++) {
+				if (binned[bin] == 0) {
+					continue;
+				}
+				int x0 = plot.x(xAxis, (origin + (double) bin * binMillis) / 1000);
+				int x1 = plot.x(xAxis, (origin + (double) (bin + 1) * binMillis) / 1000);
+				int y = plot.y(yAxis, binned[bin]);
+				graphics.fillRect(x0, y, Math.max(1, x1 - x0 - 1), plot.bottom() - y);
+			}
+		}
+		int offset = plot.left();
+		graphics.setFont(LABEL_FONT);
+		for (int index = 0; index < series.size(); index++) {
+			graphics.setColor(PALETTE[(index == 0) ? 2 : 0]);
+			graphics.fillRect(offset, 48 - 11, 14, 14);
+			graphics.setColor(TEXT);
+			graphics.drawString(series.get(index).name(), offset + 20, 48 + 1);
+			offset += 40 + graphics.getFontMetrics().stringWidth(series.get(index).name());
+		}
+		canvas.footnote(footnote);
 		canvas.write(file);
 	}
 

@@ -30,6 +30,8 @@ public final class MarkdownReport {
 
 	private static final long LATENESS_TARGET_MILLIS = 250;
 
+	private static final long JITTER_BIN_MILLIS = 100;
+
 	private final Path output;
 
 	/**
@@ -95,6 +97,21 @@ public final class MarkdownReport {
 					List.of(counts("tiered retry starter (shared tiers)", topology.tiered()),
 							counts("one set per queue", topology.perQueue())),
 					false);
+			charts.add(file);
+		}
+		JitterResult jitter = results.jitter();
+		if (jitter != null) {
+			Path file = chartDirectory().resolve("jitter-arrivals.png");
+			Charts.timelines(file, "Retries arriving at the listener after an outage, with and without jitter",
+					"seconds after the first failure", "retries per " + JITTER_BIN_MILLIS + " ms",
+					jitter.sides()
+						.stream()
+						.map((side) -> new Charts.Timeline(side.label(), side.arrivalsMillis()))
+						.toList(),
+					JITTER_BIN_MILLIS,
+					"The last repeat of each side: " + jitter.peaks().messagesPerRound()
+							+ " messages failed together; each bar counts the retries of one " + JITTER_BIN_MILLIS
+							+ " ms.");
 			charts.add(file);
 		}
 		OutageResult outage = results.outage();
@@ -163,6 +180,21 @@ public final class MarkdownReport {
 					csv.append(prefix)
 						.append(String.format(Locale.ROOT, "%.3f", round.drainSeconds()))
 						.append(",s to drain\n");
+				}
+			}
+		}
+		JitterResult jitter = results.jitter();
+		if (jitter != null) {
+			int lastRepeat = jitter.peaks().sides().get(0).values().size();
+			for (JitterResult.Side side : jitter.sides()) {
+				for (long millis : side.arrivalsMillis()) {
+					csv.append("jitter-arrivals,")
+						.append(quote(side.label()))
+						.append(',')
+						.append(lastRepeat)
+						.append(',')
+						.append(millis)
+						.append(",ms after the first failure\n");
 				}
 			}
 		}
@@ -251,37 +283,11 @@ public final class MarkdownReport {
 			}
 			md.append('\n');
 		}
+		JitterResult jitter = results.jitter();
 		for (Comparison comparison : comparisons) {
-			md.append("### ").append(comparison.title()).append("\n\n");
-			md.append("![")
-				.append(comparison.title())
-				.append("](")
-				.append(CHART_DIRECTORY)
-				.append('/')
-				.append(comparison.key())
-				.append(".png)\n\n");
-			md.append("| Side | min | median | max |\n|---|---:|---:|---:|\n");
-			for (SideSeries side : comparison.sides()) {
-				Summary summary = side.summary();
-				md.append("| ")
-					.append(side.label())
-					.append(" | ")
-					.append(Charts.format(summary.min()))
-					.append(" | ")
-					.append(Charts.format(summary.median()))
-					.append(" | ")
-					.append(Charts.format(summary.max()))
-					.append(" |\n");
+			if (jitter == null || comparison != jitter.peaks()) {
+				comparisonSection(md, comparison);
 			}
-			md.append("\nUnit: ")
-				.append(comparison.unit())
-				.append("; ")
-				.append(comparison.messagesPerRound())
-				.append(" messages per side and repeat; ")
-				.append(comparison.sides().get(0).values().size())
-				.append(" repeats; side order per repeat (sides numbered as in the table): ")
-				.append(String.join("; ", comparison.orders()))
-				.append(".\n\n");
 		}
 		LatenessResult lateness = results.delayAccuracy();
 		if (lateness != null) {
@@ -360,12 +366,72 @@ public final class MarkdownReport {
 				.append(String.join("; ", outage.orders()))
 				.append(".\n\n");
 		}
+		if (jitter != null) {
+			comparisonSection(md, jitter.peaks());
+			md.append("![Retries arriving after an outage](")
+				.append(CHART_DIRECTORY)
+				.append("/jitter-arrivals.png)\n\n");
+			md.append("| Side | retries of the last repeat over | early (before `retry-due`) | p50 after `retry-due` | "
+					+ "p99 after `retry-due` |\n|---|---:|---:|---:|---:|\n");
+			for (JitterResult.Side side : jitter.sides()) {
+				md.append("| ")
+					.append(side.label())
+					.append(" | ")
+					.append(Charts.format(side.spreadMillis() / 1000.0))
+					.append(" s | ")
+					.append(side.earlyCount())
+					.append(" of ")
+					.append(side.latenessMillis().length)
+					.append(" | ")
+					.append(side.latenessPercentile(50))
+					.append(" ms | ")
+					.append(side.latenessPercentile(99))
+					.append(" ms |\n");
+			}
+			md.append("\nPeak: the most retries that reached the listener within any 100 ms, per second. Early and "
+					+ "late: every retry of every round, warm-ups included, against its `retry-due` (the drawn delay); "
+					+ "they include the confirm of the forward and, with jitter, the hops of a delay composed of "
+					+ "tiers.\n\n");
+		}
 		md.append("Raw samples: [`")
 			.append(CHART_DIRECTORY)
 			.append("/samples.csv`](")
 			.append(CHART_DIRECTORY)
 			.append("/samples.csv).\n");
 		return md.toString();
+	}
+
+	private static void comparisonSection(StringBuilder md, Comparison comparison) {
+		md.append("### ").append(comparison.title()).append("\n\n");
+		md.append("![")
+			.append(comparison.title())
+			.append("](")
+			.append(CHART_DIRECTORY)
+			.append('/')
+			.append(comparison.key())
+			.append(".png)\n\n");
+		md.append("| Side | min | median | max |\n|---|---:|---:|---:|\n");
+		for (SideSeries side : comparison.sides()) {
+			Summary summary = side.summary();
+			md.append("| ")
+				.append(side.label())
+				.append(" | ")
+				.append(Charts.format(summary.min()))
+				.append(" | ")
+				.append(Charts.format(summary.median()))
+				.append(" | ")
+				.append(Charts.format(summary.max()))
+				.append(" |\n");
+		}
+		md.append("\nUnit: ")
+			.append(comparison.unit())
+			.append("; ")
+			.append(comparison.messagesPerRound())
+			.append(" messages per side and repeat; ")
+			.append(comparison.sides().get(0).values().size())
+			.append(" repeats; side order per repeat (sides numbered as in the table): ")
+			.append(String.join("; ", comparison.orders()))
+			.append(".\n\n");
 	}
 
 	private static void outageRows(StringBuilder md, OutageResult outage, String measure,

@@ -120,7 +120,8 @@
       el('td', {}, listener.listener), el('td', {}, listener.queues.join(', ')),
       el('td', {}, listener.policy || 'defaults'),
       el('td', { class: 'num' }, listener.effectivePolicy.maxRetries),
-      el('td', {}, listener.effectivePolicy.delays.join(', ')),
+      el('td', {}, listener.effectivePolicy.delays.join(', ')
+        + (listener.effectivePolicy.jitter ? ' (± ' + Math.round(listener.effectivePolicy.jitter * 100) + '% jitter)' : '')),
       el('td', { class: 'class-names' }, listener.effectivePolicy.noRetryOn.map(simpleName).join(', ')),
       backendCell(listener),
       breakerCell(listener))));
