@@ -66,8 +66,7 @@ class TopologyConflictIntegrationTests {
 				.contains("rabbitmqctl delete_queue -p / --if-empty " + shortTier)
 				.contains("rabbitmqctl delete_queue -p / --if-empty " + topology.parkingLot());
 			// Declared first (no passive declaration, so no error in the broker's log on
-			// a
-			// first start): what was missing exists now, what conflicts is unchanged.
+			// a first start): what was missing exists now, what conflicts is unchanged.
 			assertThat(broker.queueExists(topology.longTierQueue())).isTrue();
 			assertThat(broker.declaresEquivalently(shortTier, classic.tierArguments(topology.shortTier()))).isTrue();
 		}
