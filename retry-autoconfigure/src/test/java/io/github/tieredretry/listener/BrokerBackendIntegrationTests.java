@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
@@ -16,6 +15,7 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
@@ -34,7 +34,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.event.EventListener;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -392,21 +391,6 @@ class BrokerBackendIntegrationTests {
 			void onWork(Message message) {
 			}
 
-		}
-
-	}
-
-	static class ScheduledRetries {
-
-		final List<RetryScheduledEvent> events = new CopyOnWriteArrayList<>();
-
-		@EventListener
-		void on(RetryScheduledEvent event) {
-			this.events.add(event);
-		}
-
-		List<RetryScheduledEvent> of(String messageId) {
-			return this.events.stream().filter((event) -> messageId.equals(event.messageId())).toList();
 		}
 
 	}

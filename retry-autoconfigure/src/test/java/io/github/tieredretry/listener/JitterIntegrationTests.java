@@ -5,8 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.github.tieredretry.annotation.RetryableListener;
@@ -17,6 +15,7 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.InvocationRecorder.Invocation;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,7 +33,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.event.EventListener;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -97,7 +95,7 @@ class JitterIntegrationTests {
 			.pollInterval(Duration.ofMillis(200))
 			.until(() -> ids.stream().allMatch(this.recorder::succeeded));
 		// Events are published after the ack, on the starter's event thread.
-		await().atMost(Duration.ofSeconds(10)).until(() -> this.scheduled.count() == MESSAGES);
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.scheduled.messages() == MESSAGES);
 
 		List<Instant> failures = new ArrayList<>();
 		List<Instant> arrivals = new ArrayList<>();
@@ -115,7 +113,7 @@ class JitterIntegrationTests {
 			// Never early against the drawn delay, so never within 2 s of the failure.
 			assertThat(retry.at().toEpochMilli()).as(id).isGreaterThanOrEqualTo(due);
 			assertThat(Duration.between(failure.at(), retry.at())).as(id).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
-			RetryScheduledEvent event = this.scheduled.of(id);
+			RetryScheduledEvent event = this.scheduled.first(id);
 			assertThat(event.due().toEpochMilli()).as(id).isEqualTo(due);
 			assertThat(event.delay()).as(id).isEqualTo(Duration.ofMillis(due - firstFailure));
 			failures.add(failure.at());
@@ -140,7 +138,7 @@ class JitterIntegrationTests {
 		// The metric records the same drawn delays.
 		Timer delays = this.meters.get(RetryEventMetrics.DELAY).tag("queue", QUEUE).timer();
 		await().atMost(Duration.ofSeconds(10)).until(() -> delays.count() == MESSAGES);
-		long drawn = ids.stream().mapToLong((id) -> this.scheduled.of(id).delay().toMillis()).sum();
+		long drawn = ids.stream().mapToLong((id) -> this.scheduled.first(id).delay().toMillis()).sum();
 		assertThat(delays.totalTime(TimeUnit.MILLISECONDS)).isEqualTo((double) drawn);
 	}
 
@@ -197,27 +195,6 @@ class JitterIntegrationTests {
 		@Bean
 		Listener listener(InvocationRecorder recorder) {
 			return new Listener(recorder);
-		}
-
-	}
-
-	static class ScheduledRetries {
-
-		private final Map<String, RetryScheduledEvent> byMessageId = new ConcurrentHashMap<>();
-
-		@EventListener
-		void onRetryScheduled(RetryScheduledEvent event) {
-			this.byMessageId.put(String.valueOf(event.messageId()), event);
-		}
-
-		RetryScheduledEvent of(String messageId) {
-			RetryScheduledEvent event = this.byMessageId.get(messageId);
-			assertThat(event).as("retry scheduled for %s", messageId).isNotNull();
-			return event;
-		}
-
-		int count() {
-			return this.byMessageId.size();
 		}
 
 	}
