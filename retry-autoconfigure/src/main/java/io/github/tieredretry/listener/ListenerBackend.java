@@ -1,6 +1,7 @@
 package io.github.tieredretry.listener;
 
 import java.util.List;
+import java.util.function.Function;
 
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
@@ -18,9 +19,9 @@ public final class ListenerBackend {
 
 	private final RetryBackend requested;
 
-	private final EffectiveRetryPolicy policy;
-
 	private final List<BackendChoice.QueueFacts> queues;
+
+	private final Function<String, BackendChoice> chooser;
 
 	private volatile @Nullable BackendChoice choice;
 
@@ -30,8 +31,21 @@ public final class ListenerBackend {
 			List<BackendChoice.QueueFacts> queues) {
 		this.listener = listener;
 		this.requested = requested;
-		this.policy = policy;
 		this.queues = List.copyOf(queues);
+		this.chooser = (version) -> BackendChoice.choose(requested, policy, version, this.queues);
+	}
+
+	/**
+	 * The backend of a listener that chooses by its own rules (the AMQP 1.0 client's).
+	 * @param listener the listener
+	 * @param requested what its policy asks for
+	 * @param chooser chooses for a broker version
+	 */
+	ListenerBackend(String listener, RetryBackend requested, Function<String, BackendChoice> chooser) {
+		this.listener = listener;
+		this.requested = requested;
+		this.queues = List.of();
+		this.chooser = chooser;
 	}
 
 	/**
@@ -40,7 +54,7 @@ public final class ListenerBackend {
 	 * @return the choice
 	 */
 	BackendChoice choose(String version) {
-		BackendChoice chosen = BackendChoice.choose(this.requested, this.policy, version, this.queues);
+		BackendChoice chosen = this.chooser.apply(version);
 		this.brokerVersion = version;
 		this.choice = chosen;
 		return chosen;

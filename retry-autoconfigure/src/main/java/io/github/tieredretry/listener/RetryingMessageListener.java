@@ -72,6 +72,8 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 
 	private final ListenerBackend backend;
 
+	private final RetryableFailures failures;
+
 	RetryingMessageListener(MessageListener delegate, RetryableListenerInfo info, RetryDecider decider,
 			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate,
 			ListenerBackend backend) {
@@ -84,6 +86,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 		this.notifications = notifications;
 		this.gate = gate;
 		this.backend = backend;
+		this.failures = new RetryableFailures(info, runtime.classifiers(), decider.policy());
 	}
 
 	@Override
@@ -194,7 +197,7 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 				}
 				return;
 			}
-			boolean retryable = isRetryable(failure);
+			boolean retryable = this.failures.isRetryable(failure);
 			if (retryable) {
 				this.gate.failed(took, failure);
 				if (passage == ListenerGate.Passage.PROBE) {
@@ -255,59 +258,12 @@ final class RetryingMessageListener implements ChannelAwareMessageListener {
 				// this message: retried and parked like an exception, never allowed to
 				// stop the queue's consumer.
 				failure = ex;
-				if (!isRetryable(ex)) {
+				if (!this.failures.isRetryable(ex)) {
 					break;
 				}
 			}
 		}
 		return failure;
-	}
-
-	private boolean isRetryable(Throwable failure) {
-		if (NonRetryableFailures.isNeverRetried(failure)) {
-			return false;
-		}
-		if (NonRetryableFailures.hasCyclicCauseChain(failure)) {
-			// Classifying it would never return; retrying an exception this broken is
-			// unlikely to help.
-			logger.warn("Listener " + this.listenerName + " threw an exception whose cause chain is cyclic; "
-					+ "treating it as not retryable");
-			return false;
-		}
-		Throwable cause = ListenerFailures.unwrap(failure);
-		for (RetryFailureClassifier classifier : this.runtime.classifiers()) {
-			RetryFailureClassifier.Classification classification = classify(classifier, cause);
-			if (classification == RetryFailureClassifier.Classification.RETRYABLE) {
-				return true;
-			}
-			if (classification == RetryFailureClassifier.Classification.NOT_RETRYABLE) {
-				return false;
-			}
-		}
-		try {
-			return this.decider.policy().isRetryable(cause);
-		}
-		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// The exception broke its own classification (a getCause() that throws, say):
-			// the policy's retries still apply, so that it ends parked rather than
-			// redelivered for ever.
-			return true;
-		}
-	}
-
-	private RetryFailureClassifier.@Nullable Classification classify(RetryFailureClassifier classifier,
-			Throwable failure) {
-		try {
-			return classifier.classify(this.info, failure);
-		}
-		catch (RuntimeException | LinkageError | StackOverflowError ex) {
-			// A classifier's bug must not decide the message's fate: the policy decides
-			// instead.
-			logger
-				.warn("Failure classifier " + classifier.getClass().getName() + " threw while classifying a failure of "
-						+ this.listenerName + "; the policy's exception types decide instead", ex);
-			return null;
-		}
 	}
 
 	private void handleFailure(Delivery delivery, Throwable failure, boolean retryable,

@@ -86,6 +86,46 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 				fix(wanted, policy, queues));
 	}
 
+	/**
+	 * Choose for a listener of the AMQP 1.0 client, which can give each message back to
+	 * its queue with its own delivery time (a {@code modified} outcome with
+	 * {@code x-opt-delivery-time}): on RabbitMQ 4.3 or later a quorum queue holds it
+	 * until then, for any delay, jitter included, exactly, and without counting the
+	 * return.
+	 * @param requested what the listener's policy asks for
+	 * @param brokerVersion the broker's version
+	 * @param queue the queue the listener consumes
+	 * @param queueType its type as the broker reports it ({@code quorum},
+	 * {@code classic}, {@code stream}), or {@code null} when it cannot be read
+	 * @return the choice
+	 */
+	public static BackendChoice chooseForDeliveryTime(RetryBackend requested, String brokerVersion, String queue,
+			@Nullable String queueType) {
+		if (requested == RetryBackend.TIERS) {
+			return tiers("retry.backend is tiers");
+		}
+		String reason = null;
+		if (!atLeast(brokerVersion, FIRST_VERSION)) {
+			reason = "RabbitMQ " + brokerVersion + " does not honour a delivery time (4.3 or later does)";
+		}
+		else if (!"quorum".equals(queueType)) {
+			reason = "queue '" + queue + "' is " + ((queueType != null) ? "a " + queueType : "not a quorum")
+					+ " queue, and only quorum queues honour a delivery time";
+		}
+		if (reason == null) {
+			return new BackendChoice(RetryBackend.BROKER,
+					"RabbitMQ " + brokerVersion + " holds each retry in queue '" + queue
+							+ "' until the delivery time the starter gives it (AMQP 1.0), the policy's delay exactly",
+					null, null);
+		}
+		if (requested == RetryBackend.AUTO) {
+			return tiers("retry.backend is auto and the broker cannot hold its retries: " + reason);
+		}
+		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
+				"retry.backend is broker, but the broker cannot hold its retries: " + reason,
+				"Use RabbitMQ 4.3 or later and a quorum queue, or set retry.backend to auto or tiers.");
+	}
+
 	private static @Nullable String problemWith(QueueFacts queue, EffectiveRetryPolicy policy) {
 		if (queue.arguments() == null) {
 			return "the arguments of queue '" + queue.name() + "' cannot be seen (the application does not "
