@@ -59,6 +59,9 @@ public final class RetryableListenerInstaller {
 
 	private static final Log logger = LogFactory.getLog(RetryableListenerInstaller.class);
 
+	private static final String AMQP_CLIENT_CONTAINER = "org.springframework.amqp.rabbitmq.client.listener."
+			+ "RabbitAmqpListenerContainer";
+
 	/** How many evenly spaced draws of a jittered delay the startup notice looks at. */
 	private static final int JITTER_SAMPLES = 100;
 
@@ -134,6 +137,13 @@ public final class RetryableListenerInstaller {
 			return;
 		}
 		List<Method> handlers = (method != null) ? List.of(method) : rabbitHandlers(beanClass);
+		if (isAmqpClientContainer(container)) {
+			EffectiveRetryPolicy policy = AmqpListenerInstallation.install(listener, handlers, annotation, beanClass,
+					method, container, this.policies, this.topology, this.runtime, this.backends, this.registry);
+			logger.info("Tiered retries for " + listener + " (RabbitMQ AMQP 1.0 client): " + policy + ", tiers "
+					+ this.tiers);
+			return;
+		}
 		checkSupported(listener, handlers, endpoint, container, factory);
 		AbstractMessageListenerContainer listenerContainer = (AbstractMessageListenerContainer) container;
 		EffectiveRetryPolicy policy = this.policies.resolve(annotation, listener);
@@ -297,7 +307,17 @@ public final class RetryableListenerInstaller {
 				why + " " + remedy + ((ackMode == AcknowledgeMode.MANUAL) ? ", and let the listener throw." : "."));
 	}
 
-	private static boolean isAsync(Method handler) {
+	// By class name: the RabbitMQ AMQP 1.0 client (spring-rabbitmq-client) is optional.
+	private static boolean isAmqpClientContainer(MessageListenerContainer container) {
+		for (Class<?> type = container.getClass(); type != null; type = type.getSuperclass()) {
+			if (AMQP_CLIENT_CONTAINER.equals(type.getName())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	static boolean isAsync(Method handler) {
 		Class<?> returnType = handler.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
 			return true;

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.core.MessageListenerContainer;
 
 /**
  * Every {@code @RetryableListener} found on a bean, and every listener container it was
@@ -29,7 +29,7 @@ public final class RetryableListenerRegistry {
 	 * @param listener the listener's name
 	 * @param container the container
 	 */
-	record Applied(String listener, AbstractMessageListenerContainer container) {
+	record Applied(String listener, MessageListenerContainer container) {
 	}
 
 	/**
@@ -46,7 +46,7 @@ public final class RetryableListenerRegistry {
 		this.declared.add(new Declared(beanName, beanClass, method));
 	}
 
-	void applied(RetryableListenerInfo info, AbstractMessageListenerContainer container) {
+	void applied(RetryableListenerInfo info, MessageListenerContainer container) {
 		this.listeners.add(info);
 		this.containers.add(new Applied(info.listener(), container));
 	}

@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.annotation.RabbitListeners;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -34,7 +35,8 @@ public final class RetryableListenerVerifier implements SmartLifecycle {
 		for (RetryableListenerRegistry.Applied applied : this.registry.containers()) {
 			// Known only now: a transaction manager makes the container transacted when
 			// it initializes.
-			if (applied.container().isChannelTransacted()) {
+			if (applied.container() instanceof AbstractMessageListenerContainer container
+					&& container.isChannelTransacted()) {
 				throw new RetryableListenerConfigurationException(applied.listener(),
 						"transacted listener containers are not supported",
 						"The starter acknowledges a failed message when its forward is confirmed, after the "

@@ -26,6 +26,9 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	/** The first RabbitMQ version with delayed retry for quorum queues. */
 	static final int[] FIRST_VERSION = { 4, 3 };
 
+	/** The first RabbitMQ version the RabbitMQ AMQP 1.0 client can talk to. */
+	static final int[] FIRST_AMQP_CLIENT_VERSION = { 4, 0 };
+
 	/**
 	 * What the starter knows of a queue a listener consumes.
 	 *
@@ -91,7 +94,8 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	 * its queue with its own delivery time (a {@code modified} outcome with
 	 * {@code x-opt-delivery-time}): on RabbitMQ 4.3 or later a quorum queue holds it
 	 * until then, for any delay, jitter included, exactly, and without counting the
-	 * return.
+	 * return. Before RabbitMQ 4.0 such a listener cannot consume at all: that is a
+	 * problem whatever was asked for.
 	 * @param requested what the listener's policy asks for
 	 * @param brokerVersion the broker's version
 	 * @param queue the queue the listener consumes
@@ -101,6 +105,14 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	 */
 	public static BackendChoice chooseForDeliveryTime(RetryBackend requested, String brokerVersion, String queue,
 			@Nullable String queueType) {
+		if (!atLeast(brokerVersion, FIRST_AMQP_CLIENT_VERSION)) {
+			// Before 4.0 the listener could not even consume: say so before it tries.
+			String problem = "its listener container uses the RabbitMQ AMQP 1.0 client, which needs RabbitMQ 4.0 or "
+					+ "later, and the broker is RabbitMQ " + brokerVersion;
+			return new BackendChoice(RetryBackend.TIERS, problem, problem,
+					"Use RabbitMQ 4.0 or later, or give this listener an AMQP 0-9-1 container factory "
+							+ "(Spring Boot's default).");
+		}
 		if (requested == RetryBackend.TIERS) {
 			return tiers("retry.backend is tiers");
 		}
@@ -195,6 +207,15 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 			delays.add(policy.delayBeforeRetry(retry));
 		}
 		return delays;
+	}
+
+	/**
+	 * Whether a broker holds a message returned with a delivery time until then.
+	 * @param brokerVersion the broker's version
+	 * @return whether it is RabbitMQ 4.3 or later
+	 */
+	public static boolean honoursDeliveryTime(String brokerVersion) {
+		return atLeast(brokerVersion, FIRST_VERSION);
 	}
 
 	private static BackendChoice tiers(String reason) {

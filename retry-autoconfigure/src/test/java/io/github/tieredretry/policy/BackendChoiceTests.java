@@ -106,6 +106,42 @@ class BackendChoiceTests {
 	}
 
 	@Test
+	void aDeliveryTimeIsHonouredByQuorumQueuesFromRabbitMq43WhateverTheirArguments() {
+		BackendChoice choice = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.3.6", "orders", "quorum");
+
+		assertThat(choice.backend()).isEqualTo(RetryBackend.BROKER);
+		assertThat(choice.reason()).contains("until the delivery time the starter gives it");
+		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", "quorum").problem())
+			.isNull();
+	}
+
+	@Test
+	void aDeliveryTimeTheBrokerIgnoresRunsOnTheTiersUnderAutoAndIsAProblemUnderBroker() {
+		BackendChoice old = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.0.5", "orders", "quorum");
+		assertThat(old.backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(old.problem()).isNull();
+		assertThat(old.reason()).contains("RabbitMQ 4.0.5 does not honour a delivery time");
+		BackendChoice classic = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.3.6", "orders", "classic");
+		assertThat(classic.backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(classic.reason()).contains("queue 'orders' is a classic queue");
+		BackendChoice unknown = BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", null);
+		assertThat(unknown.backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(unknown.problem()).contains("queue 'orders' is not a quorum queue");
+		assertThat(unknown.fix()).contains("set retry.backend to auto or tiers");
+		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum").backend())
+			.isEqualTo(RetryBackend.TIERS);
+	}
+
+	@Test
+	void theAmqpClientCannotConsumeFromABrokerBefore40WhateverWasAskedFor() {
+		for (RetryBackend requested : RetryBackend.values()) {
+			BackendChoice choice = BackendChoice.chooseForDeliveryTime(requested, "3.10.8", "orders", null);
+			assertThat(choice.problem()).contains("needs RabbitMQ 4.0 or later, and the broker is RabbitMQ 3.10.8");
+			assertThat(choice.fix()).contains("AMQP 0-9-1 container factory");
+		}
+	}
+
+	@Test
 	void versionsAreComparedByMajorAndMinor() {
 		int[] first = { 4, 3 };
 		assertThat(BackendChoice.atLeast("4.3.6", first)).isTrue();

@@ -1,0 +1,158 @@
+package io.github.tieredretry.listener;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+
+import com.rabbitmq.client.amqp.Consumer;
+import com.rabbitmq.client.amqp.Management;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.policy.BackendChoice;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.RetryBackend;
+import io.github.tieredretry.policy.RetryDecider;
+import io.github.tieredretry.topology.RetryTopology;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.amqp.core.AmqpAcknowledgment;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessagePostProcessor;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.listener.RabbitAmqpListenerContainer;
+import org.springframework.amqp.rabbitmq.client.listener.RabbitAmqpMessageListenerAdapter;
+import org.springframework.beans.DirectFieldAccessor;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Applies {@code @RetryableListener} to a container of Spring AMQP's RabbitMQ AMQP 1.0
+ * client ({@code spring-rabbitmq-client}): wraps its listener in an
+ * {@link AmqpRetryingListener}. Used only when that client is on the classpath: the
+ * installer checks the container's class by name first.
+ */
+final class AmqpListenerInstallation {
+
+	private AmqpListenerInstallation() {
+	}
+
+	/**
+	 * Check the listener can be retried, wrap it, and register its backend and queue.
+	 * @param listener the listener's name
+	 * @param handlers its handler methods
+	 * @param annotation its annotation
+	 * @param beanClass the listener bean's class
+	 * @param method the listener method, or {@code null} for a class-level listener
+	 * @param amqpContainer the container, not yet initialized
+	 * @param policies resolves its policy
+	 * @param topology the retry topology
+	 * @param runtime the starter's shared parts
+	 * @param backends where its backend is registered
+	 * @param registry records the listener
+	 * @return the policy applied
+	 */
+	static EffectiveRetryPolicy install(String listener, List<Method> handlers, RetryableListener annotation,
+			Class<?> beanClass, @Nullable Method method, Object amqpContainer, ListenerPolicies policies,
+			RetryTopology topology, ListenerRuntime runtime, RetryBackends backends,
+			RetryableListenerRegistry registry) {
+		RabbitAmqpListenerContainer container = (RabbitAmqpListenerContainer) amqpContainer;
+		DirectFieldAccessor fields = new DirectFieldAccessor(container);
+		String queue = checkSupported(listener, handlers, container, fields);
+		if (policies.resolveBreaker(annotation, listener).enabled()) {
+			throw new RetryableListenerConfigurationException(listener,
+					"circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client",
+					"Disable the breaker for this listener (retry.*.breaker.enabled=false or @Breaker(enabled = "
+							+ "false)), or give it an AMQP 0-9-1 container factory (Spring Boot's default).");
+		}
+		RabbitAmqpMessageListenerAdapter adapter = (RabbitAmqpMessageListenerAdapter) container.getMessageListener();
+		AmqpConnectionFactory connectionFactory = (AmqpConnectionFactory) fields.getPropertyValue("connectionFactory");
+		// The container hands both to its own adapter only: the adapter is wrapped now.
+		adapter.setConnectionFactory(connectionFactory);
+		List<MessagePostProcessor> postProcessors = new ArrayList<>();
+		postProcessors.add(AmqpListenerInstallation::retryCountFromHeader);
+		if (fields.getPropertyValue("afterReceivePostProcessors") instanceof Collection<?> configured) {
+			configured.forEach((postProcessor) -> postProcessors.add((MessagePostProcessor) postProcessor));
+		}
+		adapter.setAfterReceivePostProcessors(postProcessors);
+		EffectiveRetryPolicy policy = policies.resolve(annotation, listener);
+		RetryBackend requested = policies.resolveBackend(annotation);
+		ListenerBackend backend = new ListenerBackend(listener, requested, (version) -> BackendChoice
+			.chooseForDeliveryTime(requested, version, queue, queueType(connectionFactory, queue, version)));
+		backends.register(backend);
+		RetryableListenerInfo info = new RetryableListenerInfo(listener, container.getListenerId(), List.of(queue),
+				annotation.policy().trim(), policy, beanClass, method);
+		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), runtime.events());
+		container.setupMessageListener(new AmqpRetryingListener(adapter, info, queue,
+				new RetryDecider(topology.tiers(), policy), runtime, notifications, backend));
+		topology.registerWorkQueue(queue);
+		registry.applied(info, container);
+		return policy;
+	}
+
+	// The listener's retry count where AMQP 0-9-1 listeners find it
+	// (MessageProperties#getRetryCount): over AMQP 1.0 it arrives as a header.
+	private static Message retryCountFromHeader(Message message) {
+		MessageProperties properties = message.getMessageProperties();
+		if (properties.getHeaders().remove(MessageProperties.RETRY_COUNT) instanceof Number count) {
+			properties.setRetryCount(count.longValue());
+		}
+		return message;
+	}
+
+	// The queue's type as the broker reports it, read over the listener's own AMQP 1.0
+	// connection; null where it cannot be read (the choice says so).
+	private static @Nullable String queueType(AmqpConnectionFactory connectionFactory, String queue, String version) {
+		if (!BackendChoice.honoursDeliveryTime(version)) {
+			// The type changes nothing then; before 4.0 the client could not even ask.
+			return null;
+		}
+		try {
+			Management.QueueInfo info = connectionFactory.getConnection().management().queueInfo(queue);
+			return info.type().name().toLowerCase(Locale.ROOT);
+		}
+		catch (RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private static String checkSupported(String listener, List<Method> handlers, RabbitAmqpListenerContainer container,
+			DirectFieldAccessor fields) {
+		if (!(container.getMessageListener() instanceof RabbitAmqpMessageListenerAdapter)) {
+			throw new RetryableListenerConfigurationException(listener,
+					"its AMQP 1.0 container's listener is not a @RabbitListener method's",
+					"This is unexpected for a @RabbitListener; please report it.");
+		}
+		Object batchSize = fields.getPropertyValue("batchSize");
+		if (batchSize instanceof Integer size && size > 1) {
+			throw new RetryableListenerConfigurationException(listener,
+					"batch listeners of the RabbitMQ AMQP 1.0 client are not supported",
+					"A batch is settled as a whole there. Consume single messages (remove batchSize) for this "
+							+ "listener.");
+		}
+		for (Method handler : handlers) {
+			if (RetryableListenerInstaller.isAsync(handler)) {
+				throw new RetryableListenerConfigurationException(listener,
+						"asynchronous listeners of the RabbitMQ AMQP 1.0 client are not supported",
+						"Make the listener method return void or a value.");
+			}
+			for (Class<?> parameter : handler.getParameterTypes()) {
+				if (Consumer.Context.class.isAssignableFrom(parameter)
+						|| AmqpAcknowledgment.class.isAssignableFrom(parameter)) {
+					throw new RetryableListenerConfigurationException(listener,
+							"it takes the delivery's " + ClassUtils.getShortName(parameter) + " to settle it",
+							"The starter settles every delivery of a retryable listener: remove the parameter and "
+									+ "let the listener throw to fail a message.");
+				}
+			}
+		}
+		String[] queues = (String[]) fields.getPropertyValue("queues");
+		if (queues == null || queues.length != 1) {
+			throw new RetryableListenerConfigurationException(listener,
+					"a listener of the RabbitMQ AMQP 1.0 client must consume exactly one queue",
+					"Give it one queue (or one @RabbitListener per queue).");
+		}
+		return queues[0];
+	}
+
+}

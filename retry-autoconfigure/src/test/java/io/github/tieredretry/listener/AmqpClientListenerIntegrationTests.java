@@ -1,0 +1,294 @@
+package io.github.tieredretry.listener;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.event.RetryScheduledEvent;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.ScheduledRetries;
+import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.TestApplications;
+import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@code @RetryableListener} on a listener of Spring AMQP's RabbitMQ AMQP 1.0 client
+ * (#23), on every broker of the matrix. On RabbitMQ 4.3 the quorum queue holds each retry
+ * until the delivery time the starter gives the returned message: no tier, no republish,
+ * the policy's delays (here not linear, which no queue argument could make) exactly, and
+ * returns that never count towards the queue's delivery limit. On 4.0 the retries go
+ * through the tiers. Before 4.0 the client cannot consume at all, and startup says so.
+ */
+@RabbitIntegrationTest
+class AmqpClientListenerIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("amqp10");
+
+	static final TestQueues.Topology topology = queues.topology();
+
+	static final String WORK = queues.name("work");
+
+	static final String TYPED = queues.name("typed");
+
+	static ConfigurableApplicationContext application;
+
+	@BeforeAll
+	static void start() {
+		if (TestBroker.get().isAtLeast(4, 0)) {
+			application = TestApplications.run(App.class, properties());
+		}
+	}
+
+	@AfterAll
+	static void stop() {
+		if (application != null) {
+			application.close();
+		}
+	}
+
+	@Test
+	void theBrokerHoldsTheRetriesFrom43AndStartupFailsWithTheReasonBefore40() {
+		if (!TestBroker.get().isAtLeast(4, 0)) {
+			assertThatThrownBy(() -> TestApplications.run(App.class, properties()).close())
+				.hasStackTraceContaining("uses the RabbitMQ AMQP 1.0 client, which needs RabbitMQ 4.0 or later, and "
+						+ "the broker is RabbitMQ " + TestBroker.get().version())
+				.hasStackTraceContaining("give this listener an AMQP 0-9-1 container factory");
+			return;
+		}
+		RetryOverview.Backend backend = application.getBean(RetryOverview.class)
+			.describe()
+			.listeners()
+			.stream()
+			.filter((listener) -> listener.queues().contains(WORK))
+			.findFirst()
+			.orElseThrow()
+			.backend();
+		assertThat(backend.requested()).isEqualTo("auto");
+		if (onTheBroker()) {
+			assertThat(backend.running()).isEqualTo("broker");
+			assertThat(backend.reason()).contains("until the delivery time the starter gives it");
+		}
+		else {
+			assertThat(backend.running()).isEqualTo("tiers");
+			assertThat(backend.reason()).contains("does not honour a delivery time");
+		}
+	}
+
+	@Test
+	void failedMessageIsRetriedAtThePolicysDelaysNeverEarlyAndPastTheDeliveryLimit() {
+		String id = publish(WORK, "fail-until-retry:3");
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> recorder().succeeded(id));
+		assertThat(recorder().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L, 2L, 3L);
+		List<RetryScheduledEvent> retries = application.getBean(ScheduledRetries.class).of(id);
+		assertThat(retries).extracting(RetryScheduledEvent::delay)
+			.containsExactly(topology.shortTier(), topology.longTier(), topology.shortTier());
+		for (int retry = 0; retry < 3; retry++) {
+			assertThat(recorder().of(id).get(retry + 1).at()).isAfterOrEqualTo(retries.get(retry).due());
+		}
+		assertThat(retries).extracting(RetryScheduledEvent::tier)
+			.allSatisfy((tier) -> assertThat(tier.equals("broker")).isEqualTo(onTheBroker()));
+		// The queue's delivery limit is 1: three returns, none counted.
+		assertThat(queues.parkingLot(topology.parkingLot()).from(WORK)).isEmpty();
+	}
+
+	@Test
+	void lastFailureIsParkedWithItsBodyPropertiesAndRetryCount() {
+		String id = publish(WORK, "always");
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(WORK);
+		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
+		assertThat(parked.bodyText()).isEqualTo("always");
+		assertThat(parked.properties().getContentType()).isEqualTo("text/plain");
+		assertThat(parked.properties().getCorrelationId()).isEqualTo("correlation-" + id);
+		assertThat(parked.header("app-header")).isEqualTo("kept");
+		assertThat(recorder().count(id)).isEqualTo(4);
+	}
+
+	@Test
+	void failureNoRetryFixesIsParkedAtOnce() {
+		String id = publish(WORK, "reject");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
+		assertThat(recorder().count(id)).isOne();
+	}
+
+	@Test
+	void unconvertiblePayloadIsParkedWithItsBodyUntouched() {
+		String id = publish(TYPED, "not a number");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(TYPED);
+		assertThat(parked.bodyText()).isEqualTo("not a number");
+	}
+
+	private static boolean onTheBroker() {
+		return TestBroker.get().isAtLeast(4, 3);
+	}
+
+	private static InvocationRecorder recorder() {
+		assumeThat(application)
+			.as("The RabbitMQ AMQP 1.0 client needs RabbitMQ 4.0 or later; the broker matrix "
+					+ "runs this test on 4.0 and 4.3, and the first test asserts the startup failure on "
+					+ TestBroker.get().version())
+			.isNotNull();
+		return application.getBean(InvocationRecorder.class);
+	}
+
+	// Published over AMQP 0-9-1, with properties the parked copy must keep.
+	private static String publish(String queue, String script) {
+		recorder();
+		String id = script.replace(' ', '-') + "-" + UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.correlationId("correlation-" + id)
+			.contentType("text/plain")
+			.deliveryMode(2)
+			.headers(Map.of("app-header", "kept"))
+			.build();
+		queues.broker().publish("", queue, properties, script.getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
+	private static Map<String, Object> properties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (String pair : TestBroker.get().springProperties()) {
+			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+		}
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("test.work", WORK);
+		properties.put("test.typed", TYPED);
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.defaults.max-retries", "3");
+		// Not linear: only a delivery time per message makes these on the broker.
+		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms, "
+				+ topology.longTier().toMillis() + "ms, " + topology.shortTier().toMillis() + "ms");
+		properties.put("retry.defaults.no-retry-on", IllegalArgumentException.class.getName());
+		return properties;
+	}
+
+	/**
+	 * What an application of the AMQP 1.0 client declares itself (Spring Boot 4.1
+	 * auto-configures none of it), from Boot's connection details.
+	 */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean(destroyMethod = "close")
+		Environment amqpEnvironment(RabbitConnectionDetails details) {
+			RabbitConnectionDetails.Address address = details.getFirstAddress();
+			return new AmqpEnvironmentBuilder().connectionSettings()
+				.host(address.host())
+				.port(address.port())
+				.username(details.getUsername())
+				.password(details.getPassword())
+				.environmentBuilder()
+				.build();
+		}
+
+		@Bean
+		SingleAmqpConnectionFactory amqpConnectionFactory(Environment environment) {
+			return new SingleAmqpConnectionFactory(environment);
+		}
+
+		@Bean
+		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
+			return new RabbitAmqpListenerContainerFactory(connectionFactory);
+		}
+
+		@Bean
+		InvocationRecorder invocationRecorder() {
+			return new InvocationRecorder();
+		}
+
+		@Bean
+		ScheduledRetries scheduledRetries() {
+			return new ScheduledRetries();
+		}
+
+		@Bean
+		Queue workQueue() {
+			// Returns counted towards this limit would dead-letter (drop) a message on
+			// its second failure.
+			return QueueBuilder.durable(WORK).quorum().deliveryLimit(1).build();
+		}
+
+		@Bean
+		Queue typedQueue() {
+			return QueueBuilder.durable(TYPED).quorum().build();
+		}
+
+		@Bean
+		Listener listener(InvocationRecorder recorder) {
+			return new Listener(recorder);
+		}
+
+	}
+
+	static class Listener extends ScriptedListener {
+
+		Listener(InvocationRecorder recorder) {
+			super(recorder);
+		}
+
+		@RabbitListener(queues = "${test.work}", containerFactory = "amqpContainerFactory")
+		@RetryableListener
+		void onWork(Message message) {
+			run(message);
+		}
+
+		@RabbitListener(queues = "${test.typed}", containerFactory = "amqpContainerFactory")
+		@RetryableListener
+		void onTyped(Duration payload) {
+			throw new IllegalStateException("never converted, never called");
+		}
+
+	}
+
+}
