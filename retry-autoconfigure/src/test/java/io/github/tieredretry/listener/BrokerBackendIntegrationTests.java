@@ -65,12 +65,15 @@ class BrokerBackendIntegrationTests {
 
 	static final String RESTARTED = queues.name("restarted");
 
+	static final String TYPED = queues.name("typed");
+
 	static boolean onTheBroker;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("test.work", () -> WORK);
 		registry.add("test.paused", () -> PAUSED);
+		registry.add("test.typed", () -> TYPED);
 		registry.add("retry.parking-lot", topology::parkingLot);
 		registry.add("retry.tiers", topology::tiers);
 		registry.add("retry.queue-type", () -> "quorum");
@@ -175,6 +178,21 @@ class BrokerBackendIntegrationTests {
 	}
 
 	@Test
+	void unconvertiblePayloadIsParkedAtOnceWithItsBodyUntouched() {
+		String id = Messages.publish(queues.broker(), "", TYPED, "not a duration");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
+		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(TYPED);
+		assertThat(parked.bodyText()).isEqualTo("not a duration");
+		assertThat(this.overview.describe().listeners()).filteredOn((listener) -> listener.queues().contains(TYPED))
+			.singleElement()
+			.satisfies(
+					(listener) -> assertThat(listener.backend().running()).isEqualTo(onTheBroker ? "broker" : "tiers"));
+	}
+
+	@Test
 	void replayedMessageStartsAFreshRetryCycle() {
 		// Fails its first attempt and its three retries, then succeeds.
 		String id = Messages.publish(queues.broker(), "", WORK, "fail:4");
@@ -276,6 +294,11 @@ class BrokerBackendIntegrationTests {
 		}
 
 		@Bean
+		Queue typedQueue() {
+			return QueueBuilder.durable(TYPED).quorum().build();
+		}
+
+		@Bean
 		Queue pausedQueue() {
 			return QueueBuilder.durable(PAUSED).quorum().build();
 		}
@@ -322,6 +345,12 @@ class BrokerBackendIntegrationTests {
 		@RetryableListener(policy = "linear")
 		void onWork(Message message) {
 			run(message);
+		}
+
+		@RabbitListener(queues = "${test.typed}")
+		@RetryableListener(policy = "linear")
+		void onTyped(Duration payload) {
+			throw new IllegalStateException("never converted, never called");
 		}
 
 	}
