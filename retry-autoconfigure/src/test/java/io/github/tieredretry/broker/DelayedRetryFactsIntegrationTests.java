@@ -401,7 +401,7 @@ class DelayedRetryFactsIntegrationTests {
 	}
 
 	@Test
-	void classicQueuesRefuseTheArgumentsFrom43AndIgnoredThemBefore() throws Exception {
+	void classicQueuesRefuseTheArgumentsFrom43() throws Exception {
 		String queue = queues.name("classic");
 		Map<String, Object> arguments = arguments("x-queue-type", "classic", TYPE, "all", MIN, 500, MAX, 500);
 
