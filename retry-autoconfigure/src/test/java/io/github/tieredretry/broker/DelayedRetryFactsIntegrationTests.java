@@ -487,7 +487,7 @@ class DelayedRetryFactsIntegrationTests {
 	}
 
 	@ParameterizedTest(name = "{0}: returned after the timeout with its delay: {1}")
-	@CsvSource({ "returned, true", "failed, false" })
+	@CsvSource({ "disabled, false", "all, true", "failed, false", "returned, true" })
 	void lateAckAfterAConsumerTimeoutIsIgnoredAndTheMessageGoesToTheCancelledConsumer(String type, boolean delayed)
 			throws Exception {
 		Duration delay = Duration.ofMillis(300);
@@ -507,12 +507,13 @@ class DelayedRetryFactsIntegrationTests {
 			channel.basicAck(first.deliveryTag(), false);
 			Delivery again = unknownConsumer.delivery(1);
 			assertThat(again.consumerTag()).isEqualTo("slow");
-			// A timeout is a return, not a failure: not counted, delayed by "returned".
+			// A timeout is a return, not a failure: not counted, delayed as a return.
 			assertThat(again.count(ACQUIRED_COUNT)).isEqualTo(1);
 			assertThat(again.headers()).doesNotContainKey(DELIVERY_COUNT);
 			if (delayed) {
 				assertThat(again.since(first.arrivedNanos()))
 					.isGreaterThanOrEqualTo(Duration.ofMillis(1000).plus(delay).minus(GRANULARITY));
+				assertThat(again.since(cancelled)).isLessThanOrEqualTo(delay.plus(LATENESS));
 			}
 			else {
 				assertNotDelayed(again.since(cancelled), delay);
