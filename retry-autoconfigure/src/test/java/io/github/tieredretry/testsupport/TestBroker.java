@@ -129,6 +129,14 @@ public final class TestBroker {
 		return this.port;
 	}
 
+	public String username() {
+		return this.username;
+	}
+
+	public String password() {
+		return this.password;
+	}
+
 	/**
 	 * Spring Boot properties pointing at this broker.
 	 * @return {@code key=value} pairs
