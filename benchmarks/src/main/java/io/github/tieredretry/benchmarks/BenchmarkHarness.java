@@ -6,6 +6,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
+import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
@@ -57,6 +58,22 @@ public final class BenchmarkHarness {
 				log("  Jitter, " + side.label() + ": retries of the last repeat over " + side.spreadMillis()
 						+ " ms, early " + side.earlyCount() + ", p99 " + side.latenessPercentile(99)
 						+ " ms after retry-due");
+			}
+		}
+		BrokerBackendResult brokerBackend = results.brokerBackend();
+		if (brokerBackend != null && !brokerBackend.ran()) {
+			log("  Broker backend: not run: " + brokerBackend.notRun());
+		}
+		else if (brokerBackend != null) {
+			for (BrokerBackendResult.Lateness side : brokerBackend.accuracy()) {
+				log("  Broker backend, delay accuracy, " + side.label() + ": p50 " + side.percentile(50) + " ms, p99 "
+						+ side.percentile(99) + " ms, max " + side.max() + " ms, early " + side.earlyCount() + " of "
+						+ side.count());
+			}
+			BrokerBackendResult.Topology topology = brokerBackend.topology();
+			if (topology != null) {
+				log("  Broker backend, topology of " + topology.listeners() + " listeners: on the tiers "
+						+ topology.onTiers() + ", on the broker backend " + topology.onBroker());
 			}
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));

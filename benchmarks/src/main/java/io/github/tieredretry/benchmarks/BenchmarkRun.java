@@ -11,6 +11,7 @@ import io.github.tieredretry.benchmarks.BenchmarkSettings.Benchmark;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
+import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
@@ -49,6 +50,7 @@ public final class BenchmarkRun {
 		TopologyResult topology = null;
 		OutageResult outage = null;
 		JitterResult jitter = null;
+		BrokerBackendResult brokerBackend = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -83,6 +85,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("jitter"));
 					jitter = JitterBenchmark.run(run);
 				}
+				if (selected(Benchmark.BROKER_BACKEND)) {
+					loadSamples.add(load("broker backend"));
+					brokerBackend = BrokerBackendBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -91,7 +97,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage, jitter);
+				delayAccuracy, topology, outage, jitter, brokerBackend);
 	}
 
 	private boolean selected(Benchmark benchmark) {

@@ -55,12 +55,16 @@ import org.springframework.boot.convert.DurationStyle;
  * together while the downstream is down
  * @param jitterDelay its policy's nominal delay before the retry
  * @param jitterFactor the jitter of its side with jitter
+ * @param brokerAccuracyMessages messages per side and repeat of the broker-backend
+ * benchmark's delay accuracy (its storm and forwarding sides have the sizes of benchmarks
+ * 2 and 3)
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
 		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays,
 		Duration blockingWindow, int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners,
 		Duration listenerWork, Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays,
-		Duration outageBreakerWait, int outageRepeats, int jitterMessages, Duration jitterDelay, double jitterFactor) {
+		Duration outageBreakerWait, int outageRepeats, int jitterMessages, Duration jitterDelay, double jitterFactor,
+		int brokerAccuracyMessages) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
 	public static final int STORM_FAILING_EVERY = 20;
@@ -202,7 +206,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * Peak arrival rate of retries at the listener after an outage, with and without
 		 * jitter.
 		 */
-		JITTER;
+		JITTER,
+
+		/**
+		 * The tiers against the broker backend (RabbitMQ 4.3's delayed retry): storm
+		 * throughput, retries per second, delay accuracy, broker objects; run on RabbitMQ
+		 * 4.3 or later only.
+		 */
+		BROKER_BACKEND;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -246,7 +257,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				DurationStyle.detectAndParse(property("outage.breaker-wait", "8s")),
 				Math.min(intProperty("outage.repeats", 2), intProperty("repeats", 5)),
 				intProperty("jitter.messages", 2_000), DurationStyle.detectAndParse(property("jitter.delay", "5s")),
-				doubleProperty("jitter.factor", 0.2));
+				doubleProperty("jitter.factor", 0.2), intProperty("broker.accuracy.messages", 2_000));
 	}
 
 	/**
@@ -259,12 +270,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public static BenchmarkSettings smoke(BrokerSettings broker, Path output) {
 		// Short storm delays: a storm round lasts until every retry is back. A 2 s outage
 		// outlasts the outage policy's retries (0.6 s), so that the side without a
-		// breaker parks messages. Jitter: 100 messages, 1s ± 50%.
+		// breaker parks messages. Jitter: 100 messages, 1s ± 50%. The broker backend (on
+		// RabbitMQ 4.3 only): the storm's and forwarding's sizes, 40 for the accuracy.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
 				Duration.ZERO, Duration.ofSeconds(2), Duration.ofMillis(500), 100,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(300)), Duration.ofMillis(500),
-				1, 100, Duration.ofSeconds(1), 0.5);
+				1, 100, Duration.ofSeconds(1), 0.5, 40);
 	}
 
 	public BenchmarkSettings {
@@ -282,6 +294,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		if (outageDelays.isEmpty() || outageDelays.stream().anyMatch((delay) -> delay.isNegative() || delay.isZero())) {
 			throw new IllegalArgumentException(
 					"benchmarks.outage.delays must be positive durations, one per retry, not " + outageDelays);
+		}
+		if (brokerAccuracyMessages < 1) {
+			throw new IllegalArgumentException("benchmarks.broker.accuracy.messages must be positive");
 		}
 		if (jitterMessages < 1 || jitterDelay.isNegative() || jitterDelay.isZero()
 				|| !(jitterFactor > 0 && jitterFactor <= 1)) {
@@ -321,6 +336,23 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 			case BenchmarkListeners.OUTAGE -> tiers(this.outageDelays, type);
 			case BenchmarkListeners.JITTER -> List.of(tier(this.jitterDelay, type));
 			default -> throw new IllegalArgumentException("No policy for listener " + listener);
+		};
+	}
+
+	/**
+	 * The delays of a broker-backend listener's policy: the nominal delays, which the
+	 * queue's delayed retry makes exactly when they grow linearly ({@code d, 2d, ...}),
+	 * as the storm's defaults do; the same listener on the tiers has {@link #policyDelays
+	 * the quorum tiers'}, 1 ms longer.
+	 * @param listener the listener on the broker backend
+	 * @return the delays before retry 1, 2, …
+	 */
+	public List<Duration> brokerPolicyDelays(String listener) {
+		return switch (listener) {
+			case BenchmarkListeners.BACKEND_STORM_BROKER -> this.stormDelays;
+			case BenchmarkListeners.BACKEND_FORWARDING_BROKER -> List.of(FORWARDING_TIER);
+			case BenchmarkListeners.BACKEND_ACCURACY_BROKER -> List.of(ACCURACY_TIER);
+			default -> throw new IllegalArgumentException("No broker-backend policy for listener " + listener);
 		};
 	}
 
@@ -366,6 +398,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				+ jitterTiers().stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
 				+ "; peak: the most retries within any " + TierLadder.nameOf(JITTER_PEAK_WINDOW) + ", per second; "
 				+ this.repeats + " repeats after " + this.warmups + " warm-up, side order rotated");
+		description.put("Broker backend",
+				"RabbitMQ 4.3 or later only: the same listeners on quorum work queues, "
+						+ "retries in quorum tiers against retries held by the queue's delayed retry; storm "
+						+ this.stormMessages + " and forwarding " + this.forwardingMessages
+						+ " messages per side and repeat as above, delay " + "accuracy " + this.brokerAccuracyMessages
+						+ " at " + this.accuracyRate + " msg/s per side and repeat, " + "topology "
+						+ this.topologyListeners + " listeners");
 		return description;
 	}
 

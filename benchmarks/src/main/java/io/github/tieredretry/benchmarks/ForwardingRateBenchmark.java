@@ -72,7 +72,7 @@ final class ForwardingRateBenchmark {
 				outcome.orders());
 	}
 
-	private static Alternation.Measurement forwardAll(RunContext run, MeasuredSide side, int messages) {
+	static Alternation.Measurement forwardAll(RunContext run, MeasuredSide side, int messages) {
 		return (label, roundId) -> forwardAll(run, side, roundId, messages);
 	}
 

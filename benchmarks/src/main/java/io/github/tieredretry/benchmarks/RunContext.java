@@ -77,6 +77,19 @@ final class RunContext implements AutoCloseable {
 	static final String JITTER = "jitter";
 
 	/**
+	 * Application with the broker-backend benchmark's {@code @RetryableListener}s, each
+	 * on the tiers and on the broker backend, on quorum work queues it declares; started
+	 * on RabbitMQ 4.3 or later only.
+	 */
+	static final String BROKER_BACKEND = "broker-backend";
+
+	/** The broker-backend benchmark's listeners, on the tiers and on the broker. */
+	static final List<String> BROKER_BACKEND_LISTENERS = List.of(BenchmarkListeners.BACKEND_STORM_TIERS,
+			BenchmarkListeners.BACKEND_STORM_BROKER, BenchmarkListeners.BACKEND_FORWARDING_TIERS,
+			BenchmarkListeners.BACKEND_FORWARDING_BROKER, BenchmarkListeners.BACKEND_ACCURACY_TIERS,
+			BenchmarkListeners.BACKEND_ACCURACY_BROKER);
+
+	/**
 	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the
 	 * class path of every application of the run, they would give the others a tracer
 	 * too.
@@ -303,6 +316,13 @@ final class RunContext implements AutoCloseable {
 				usedListeners.add(BenchmarkListeners.JITTER);
 				usedListeners.add(BenchmarkListeners.JITTER_OFF);
 			}
+			case BROKER_BACKEND -> {
+				// Its work queues are quorum queues that the application declares: the
+				// starter must see their arguments to hold retries in them.
+				putBrokerBackendProperties(properties);
+				BROKER_BACKEND_LISTENERS
+					.forEach((listener) -> this.broker.ownQueueDeclaredElsewhere(queue(name, listener)));
+			}
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
 				usedListeners.addAll(LISTENERS);
@@ -397,6 +417,41 @@ final class RunContext implements AutoCloseable {
 		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER, queue(JITTER, BenchmarkListeners.JITTER));
 		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER_OFF,
 				queue(JITTER, BenchmarkListeners.JITTER_OFF));
+	}
+
+	// The broker-backend benchmark's application: each listener on the tiers with the
+	// policy of benchmarks 2-4 (quorum tiers), and on the broker backend with a policy of
+	// the nominal delays, which the queue's delayed retry makes; the starter adds the
+	// delayed-retry arguments to the broker side's quorum work queues.
+	private void putBrokerBackendProperties(Map<String, String> properties) {
+		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
+		properties.put("benchmarks.listeners", "broker-backend");
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		properties.put("retry.broker.declare-queue-arguments", "true");
+		TreeSet<Duration> tiers = new TreeSet<>();
+		for (String listener : POLICIES) {
+			List<Duration> delays = this.settings.policyDelays(listener, type);
+			tiers.addAll(delays);
+			properties.put("retry.policies." + listener + ".max-retries", String.valueOf(delays.size()));
+			properties.put("retry.policies." + listener + ".delays", names(delays));
+		}
+		for (String listener : List.of(BenchmarkListeners.BACKEND_STORM_BROKER,
+				BenchmarkListeners.BACKEND_FORWARDING_BROKER, BenchmarkListeners.BACKEND_ACCURACY_BROKER)) {
+			List<Duration> delays = this.settings.brokerPolicyDelays(listener);
+			properties.put("retry.policies." + listener + ".max-retries", String.valueOf(delays.size()));
+			properties.put("retry.policies." + listener + ".delays", names(delays));
+		}
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = parkingLot(BROKER_BACKEND);
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+		List<String> queues = new ArrayList<>();
+		for (String listener : BROKER_BACKEND_LISTENERS) {
+			queues.add(queue(BROKER_BACKEND, listener));
+			properties.put("benchmarks.queue." + listener, queue(BROKER_BACKEND, listener));
+		}
+		properties.put("benchmarks.broker-backend.queues", String.join(",", queues));
 	}
 
 	/**

@@ -9,6 +9,8 @@ import java.util.stream.IntStream;
 import io.github.tieredretry.benchmarks.app.TopologyApplication;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
+import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.TierLadder;
 
 import org.springframework.amqp.core.Binding;
@@ -40,16 +42,31 @@ final class TopologyBenchmark {
 		List<Duration> tierDurations = BenchmarkSettings.tiers(BenchmarkSettings.TOPOLOGY_TIERS,
 				BenchmarkSettings.DEFAULT_TIER_TYPE);
 		List<String> tiers = tierDurations.stream().map(TierLadder::nameOf).toList();
-		Verified tiered = start(run, "tiered", queues, tierDurations);
-		Verified perQueue = start(run, "per-queue", queues, tierDurations);
+		Verified tiered = start(run, "tiered", "tiered", queues, tierDurations, Map.of());
+		Verified perQueue = start(run, "per-queue", "per-queue", queues, tierDurations, Map.of());
 		run.log("[topology] " + listeners + " listeners × " + tiers.size() + " tiers: tiered " + tiered.counts()
 				+ ", one set per queue " + perQueue.counts());
 		return new TopologyResult(listeners, tiers, tiered.counts(), perQueue.counts(),
 				tiered.verified() && perQueue.verified());
 	}
 
-	private static Verified start(RunContext run, String kind, List<String> queues, List<Duration> tiers) {
-		Map<String, String> properties = run.commonProperties("topology-" + kind);
+	/**
+	 * Start an application with many listeners and count what it declares for their
+	 * retries; its work queues, if it declares them, are not counted.
+	 * @param run the run
+	 * @param name the application's name, after {@code topology-}
+	 * @param kind {@code tiered} ({@code @RetryableListener}) or {@code per-queue}
+	 * @param queues the listeners' work queues
+	 * @param tiers the tiers
+	 * @param extraProperties more properties (for {@code tiered}: the backend, quorum
+	 * work queues the application declares with
+	 * {@code benchmarks.topology.work-queues=quorum})
+	 * @return what it declared, and whether the broker has it
+	 */
+	static Verified start(RunContext run, String name, String kind, List<String> queues, List<Duration> tiers,
+			Map<String, String> extraProperties) {
+		Map<String, String> properties = run.commonProperties("topology-" + name);
+		properties.putAll(extraProperties);
 		properties.put("benchmarks.topology.kind", kind);
 		properties.put("benchmarks.topology.queues", String.join(",", queues));
 		properties.put("benchmarks.topology.tiers", RunContext.names(tiers));
@@ -67,15 +84,27 @@ final class TopologyBenchmark {
 			TopologyApplication.perQueueDeclarables(queues, tiers)
 				.forEach((declarable) -> run.broker().ownQueueDeclaredElsewhere(((Queue) declarable).getName()));
 		}
-		run.log("Starting application 'topology-" + kind + "' with " + queues.size() + " listeners");
-		try (RunningApplication application = RunningApplication.start("topology-" + kind, TopologyApplication.class,
+		run.log("Starting application 'topology-" + name + "' with " + queues.size() + " listeners");
+		try (RunningApplication application = RunningApplication.start("topology-" + name, TopologyApplication.class,
 				properties)) {
 			ConfigurableApplicationContext context = application.context();
 			// Nothing consumes, so make the admin declare now rather than on a first
 			// connection.
 			context.getBean(RabbitAdmin.class).initialize();
-			return verify(run, declaredBy(context));
+			return verify(run, declaredBy(context), queues, listenersOnTheBroker(context));
 		}
+	}
+
+	// How many listeners the broker holds retries for (RabbitMQ 4.3's delayed retry).
+	private static int listenersOnTheBroker(ConfigurableApplicationContext context) {
+		RetryBackends backends = context.getBeanProvider(RetryBackends.class).getIfAvailable();
+		if (backends == null) {
+			return 0;
+		}
+		return (int) backends.backends()
+			.stream()
+			.filter((backend) -> backend.choice() != null && backend.choice().backend() == RetryBackend.BROKER)
+			.count();
 	}
 
 	// What an application's {@code RabbitAdmin} declares: its {@link Declarable} beans
@@ -87,13 +116,19 @@ final class TopologyBenchmark {
 		return declarables;
 	}
 
-	private static Verified verify(RunContext run, List<Declarable> declarables) {
+	private static Verified verify(RunContext run, List<Declarable> declarables, List<String> workQueues,
+			int listenersOnTheBroker) {
 		int queues = 0;
 		int exchanges = 0;
 		int bindings = 0;
 		boolean verified = true;
 		for (Declarable declarable : declarables) {
 			if (declarable instanceof Queue queue) {
+				if (workQueues.contains(queue.getName())) {
+					// The listeners' own queues, declared by the application here: not
+					// retry objects.
+					continue;
+				}
 				queues++;
 				verified &= run.broker().queueExists(queue.getName());
 			}
@@ -107,10 +142,18 @@ final class TopologyBenchmark {
 				bindings++;
 			}
 		}
-		return new Verified(new ObjectCounts(queues, exchanges, bindings), verified);
+		return new Verified(new ObjectCounts(queues, exchanges, bindings), verified, listenersOnTheBroker);
 	}
 
-	private record Verified(ObjectCounts counts, boolean verified) {
+	/**
+	 * What an application declared for its listeners' retries.
+	 *
+	 * @param counts the objects
+	 * @param verified whether every counted queue and exchange is on the broker
+	 * @param listenersOnTheBroker how many listeners' retries RabbitMQ holds (broker
+	 * backend)
+	 */
+	record Verified(ObjectCounts counts, boolean verified, int listenersOnTheBroker) {
 
 	}
 

@@ -4,6 +4,7 @@ import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 import javax.imageio.ImageIO;
@@ -11,6 +12,7 @@ import javax.imageio.ImageIO;
 import com.rabbitmq.client.ConnectionFactory;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
+import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
@@ -29,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The harness, with tiny sizes, against the integration tests' broker: every benchmark
  * runs and produces sane results, charts and a report. It checks that the harness works,
- * never how fast anything is.
+ * never how fast anything is. The broker backend's benchmark runs on RabbitMQ 4.3 or
+ * later; before, it reports that it did not run, and why.
  */
 class BenchmarkHarnessSmokeIntegrationTests {
 
@@ -42,12 +45,16 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BrokerSettings broker = new BrokerSettings(client.getHost(), client.getPort(), client.getUsername(),
 				client.getPassword());
 		BenchmarkSettings settings = BenchmarkSettings.smoke(broker, this.output);
+		boolean delayedRetry = TestBroker.get().isAtLeast(4, 3);
 
 		BenchmarkResults results = new BenchmarkRun(settings, System.out::println).run();
 		List<Path> written = new MarkdownReport(this.output).write(results);
 
-		assertThat(results.comparisons()).extracting(Comparison::key)
-			.containsExactly("happy-path", "failure-storm", "forwarding", "jitter");
+		List<String> comparisons = new ArrayList<>(List.of("happy-path", "failure-storm", "forwarding", "jitter"));
+		if (delayedRetry) {
+			comparisons.addAll(List.of("broker-backend-storm", "broker-backend-forwarding"));
+		}
+		assertThat(results.comparisons()).extracting(Comparison::key).containsExactlyElementsOf(comparisons);
 		for (Comparison comparison : results.comparisons()) {
 			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
 			assertThat(comparison.ratios()).isNotEmpty()
@@ -110,12 +117,16 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		// parked.
 		assertThat(outage.sides().get(1).rounds()).allSatisfy((round) -> assertThat(round.parked()).isPositive());
 
+		List<String> charts = new ArrayList<>(
+				List.of("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png", "jitter-arrivals.png",
+						"ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png"));
+		if (delayedRetry) {
+			charts.addAll(List.of("broker-backend-storm.png", "broker-backend-forwarding.png",
+					"broker-backend-lateness.png", "broker-backend-topology.png"));
+		}
 		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
 			.extracting((file) -> file.getFileName().toString())
-			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png",
-					"jitter-arrivals.png", "ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png",
-					"outage-drain.png")
-			.hasSize(10);
+			.containsExactlyInAnyOrderElementsOf(charts);
 		for (Path chart : written) {
 			if (chart.toString().endsWith(".png")) {
 				BufferedImage image = ImageIO.read(chart.toFile());
@@ -135,6 +146,55 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1)
 			.filteredOn((line) -> line.startsWith("outage,"))
 			.hasSize(4 * 2 * settings.outageRepeats());
+
+		BrokerBackendResult brokerBackend = results.brokerBackend();
+		if (delayedRetry) {
+			assertBrokerBackendRan(brokerBackend, settings, report);
+		}
+		else {
+			// RabbitMQ 3.10 and 4.0: nothing measured, and the report says why.
+			String reason = "RabbitMQ " + TestBroker.get().version() + " has no delayed retry (4.3 or later has)";
+			assertThat(brokerBackend.notRun()).isEqualTo(reason);
+			assertThat(brokerBackend.comparisons()).isEmpty();
+			assertThat(brokerBackend.accuracy()).isEmpty();
+			assertThat(report).contains("### 8. Broker backend: the tiers against RabbitMQ 4.3's delayed retry",
+					"**Not run: " + reason + ".**");
+		}
+	}
+
+	// RabbitMQ 4.3: every side measured, every retry where its backend keeps it, none
+	// early; on the broker backend the starter declares what it declares on the tiers.
+	private static void assertBrokerBackendRan(BrokerBackendResult brokerBackend, BenchmarkSettings settings,
+			String report) {
+		assertThat(brokerBackend.notRun()).isNull();
+		assertThat(brokerBackend.broker()).startsWith("RabbitMQ 4.");
+		assertThat(brokerBackend.storm().sides()).extracting(SideSeries::label)
+			.containsExactly(BrokerBackendBenchmark.STORM_NO_FAILURES, BrokerBackendBenchmark.STORM_TIERS,
+					BrokerBackendBenchmark.STORM_BROKER);
+		assertThat(brokerBackend.storm().ratios()).extracting(RatioSeries::label)
+			.containsExactly("broker backend ÷ tiers, storm", "tiers storm ÷ without failures",
+					"broker backend storm ÷ without failures");
+		assertThat(brokerBackend.forwarding().sides()).extracting(SideSeries::label)
+			.containsExactly(BrokerBackendBenchmark.FORWARDING_TIERS, BrokerBackendBenchmark.FORWARDING_BROKER);
+		assertThat(brokerBackend.accuracy()).extracting(BrokerBackendResult.Lateness::delay)
+			.containsExactly("1001ms", "1s");
+		assertThat(brokerBackend.accuracy()).allSatisfy((side) -> {
+			assertThat(side.rounds()).as(side.label()).hasSize(settings.repeats());
+			assertThat(side.count()).as(side.label()).isEqualTo(settings.brokerAccuracyMessages() * settings.repeats());
+			assertThat(side.earlyCount()).as(side.label()).isZero();
+		});
+		BrokerBackendResult.Topology topology = brokerBackend.topology();
+		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
+		int listeners = settings.topologyListeners();
+		assertThat(topology.onTiers()).isEqualTo(new ObjectCounts(tiers + 1, 3, tiers + 1 + listeners));
+		assertThat(topology.onBroker()).isEqualTo(topology.onTiers());
+		assertThat(topology.listenersOnTheBroker()).isEqualTo(listeners);
+		assertThat(topology.verifiedOnBroker()).isTrue();
+		assertThat(report).contains("### 8. Broker backend: the tiers against RabbitMQ 4.3's delayed retry",
+				"#### 8. Broker backend: failure storm", "| broker backend ÷ tiers, storm |",
+				"#### 8. Broker backend: delay accuracy", "| " + BrokerBackendBenchmark.ACCURACY_BROKER + " 1s | 1s | ",
+				"#### 8. Broker backend: broker objects per application")
+			.doesNotContain("Not run");
 	}
 
 	@Test
@@ -145,7 +205,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null, null);
+				null, null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

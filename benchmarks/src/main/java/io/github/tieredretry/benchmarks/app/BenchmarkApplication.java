@@ -1,10 +1,13 @@
 package io.github.tieredretry.benchmarks.app;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 
+import org.springframework.amqp.core.Declarables;
+import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.beans.factory.annotation.Value;
@@ -21,8 +24,10 @@ import org.springframework.context.event.EventListener;
  * <ul>
  * <li>{@code benchmarks.listeners}: {@code plain} ({@code @RabbitListener} only),
  * {@code retryable} (with {@code @RetryableListener}), {@code outage} (the outage
- * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without) or
- * {@code jitter} (the jitter benchmark's two, with jitter and without);</li>
+ * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without),
+ * {@code jitter} (the jitter benchmark's two, with jitter and without) or
+ * {@code broker-backend} (that benchmark's listeners, each on the tiers and on the broker
+ * backend, on quorum work queues the application declares);</li>
  * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's
  * blocking retry;</li>
  * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's
@@ -63,6 +68,25 @@ public class BenchmarkApplication {
 	}
 
 	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "broker-backend")
+	BenchmarkListeners.BrokerBackend brokerBackendListeners(Workloads workloads) {
+		return new BenchmarkListeners.BrokerBackend(workloads);
+	}
+
+	/**
+	 * The broker-backend benchmark's work queues: quorum queues the application declares,
+	 * so that the starter sees their arguments and adds the delayed-retry ones to those
+	 * of listeners on the broker backend ({@code retry.broker.declare-queue-arguments}).
+	 * @param queues the queues
+	 * @return their declarations
+	 */
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "broker-backend")
+	Declarables brokerBackendWorkQueues(@Value("${benchmarks.broker-backend.queues}") List<String> queues) {
+		return new Declarables(queues.stream().map((queue) -> QueueBuilder.durable(queue).quorum().build()).toList());
+	}
+
+	@Bean
 	@ConditionalOnBooleanProperty("retry.enabled")
 	RetryEventCounter retryEventCounter(Workloads workloads) {
 		return new RetryEventCounter(workloads);
@@ -91,7 +115,8 @@ public class BenchmarkApplication {
 
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) {
-			this.workloads.forQueue(event.queue()).forwarded(event.messageId());
+			this.workloads.forQueue(event.queue())
+				.scheduled(event.messageId(), event.tier(), event.due().toEpochMilli());
 		}
 
 		@EventListener

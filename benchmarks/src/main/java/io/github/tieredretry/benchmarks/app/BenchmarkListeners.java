@@ -1,5 +1,6 @@
 package io.github.tieredretry.benchmarks.app;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 
@@ -48,6 +49,43 @@ public final class BenchmarkListeners {
 	 * off.
 	 */
 	public static final String JITTER_OFF = "jitter-off";
+
+	/**
+	 * Listener id of the broker-backend benchmark's storm listener whose retries wait in
+	 * the tiers ({@code backend = TIERS}), on a quorum work queue; its policy is
+	 * {@link #STORM}'s.
+	 */
+	public static final String BACKEND_STORM_TIERS = "backend-storm-tiers";
+
+	/**
+	 * Listener id of the same storm listener whose retries the queue holds
+	 * ({@code backend = BROKER}), and the name of its policy.
+	 */
+	public static final String BACKEND_STORM_BROKER = "backend-storm-broker";
+
+	/**
+	 * Listener id of the broker-backend benchmark's forwarding listener on the tiers; its
+	 * policy is {@link #FORWARDING}'s.
+	 */
+	public static final String BACKEND_FORWARDING_TIERS = "backend-forwarding-tiers";
+
+	/**
+	 * Listener id of the same forwarding listener on the broker backend, and the name of
+	 * its policy.
+	 */
+	public static final String BACKEND_FORWARDING_BROKER = "backend-forwarding-broker";
+
+	/**
+	 * Listener id of the broker-backend benchmark's delay-accuracy listener on the tiers;
+	 * its policy is {@link #ACCURACY}'s.
+	 */
+	public static final String BACKEND_ACCURACY_TIERS = "backend-accuracy-tiers";
+
+	/**
+	 * Listener id of the same delay-accuracy listener on the broker backend, and the name
+	 * of its policy.
+	 */
+	public static final String BACKEND_ACCURACY_BROKER = "backend-accuracy-broker";
 
 	private BenchmarkListeners() {
 	}
@@ -141,6 +179,64 @@ public final class BenchmarkListeners {
 		@RabbitListener(id = OUTAGE_BREAKER, queues = "${benchmarks.queue.outage-breaker}", autoStartup = "false")
 		@RetryableListener(policy = OUTAGE, breaker = Breaker.ON)
 		void withBreaker(Message message) {
+			handle(this.workloads, message);
+		}
+
+	}
+
+	/**
+	 * The broker-backend benchmark's listeners: each listener twice, on quorum work
+	 * queues of their own, with its retries in the tiers and held by the queue (RabbitMQ
+	 * 4.3's delayed retry); the backend is set on the annotation, so that a side that
+	 * cannot run where it should fails startup instead of measuring the other backend.
+	 */
+	static final class BrokerBackend {
+
+		private final Workloads workloads;
+
+		BrokerBackend(Workloads workloads) {
+			this.workloads = workloads;
+		}
+
+		@RabbitListener(id = BACKEND_STORM_TIERS, queues = "${benchmarks.queue.backend-storm-tiers}",
+				autoStartup = "false")
+		@RetryableListener(policy = STORM, backend = Backend.TIERS)
+		void stormOnTiers(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BACKEND_STORM_BROKER, queues = "${benchmarks.queue.backend-storm-broker}",
+				autoStartup = "false")
+		@RetryableListener(policy = BACKEND_STORM_BROKER, backend = Backend.BROKER)
+		void stormOnBroker(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BACKEND_FORWARDING_TIERS, queues = "${benchmarks.queue.backend-forwarding-tiers}",
+				autoStartup = "false")
+		@RetryableListener(policy = FORWARDING, backend = Backend.TIERS)
+		void forwardingOnTiers(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BACKEND_FORWARDING_BROKER, queues = "${benchmarks.queue.backend-forwarding-broker}",
+				autoStartup = "false")
+		@RetryableListener(policy = BACKEND_FORWARDING_BROKER, backend = Backend.BROKER)
+		void forwardingOnBroker(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BACKEND_ACCURACY_TIERS, queues = "${benchmarks.queue.backend-accuracy-tiers}",
+				autoStartup = "false")
+		@RetryableListener(policy = ACCURACY, backend = Backend.TIERS)
+		void accuracyOnTiers(Message message) {
+			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BACKEND_ACCURACY_BROKER, queues = "${benchmarks.queue.backend-accuracy-broker}",
+				autoStartup = "false")
+		@RetryableListener(policy = BACKEND_ACCURACY_BROKER, backend = Backend.BROKER)
+		void accuracyOnBroker(Message message) {
 			handle(this.workloads, message);
 		}
 

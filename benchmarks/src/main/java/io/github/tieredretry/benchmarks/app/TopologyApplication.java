@@ -14,6 +14,7 @@ import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListenerConfigurer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.beans.factory.BeanFactory;
@@ -72,6 +73,19 @@ public class TopologyApplication {
 	Declarables perQueueRetryTopology(@Value("${benchmarks.topology.queues}") List<String> queues,
 			@Value("${benchmarks.topology.tiers}") List<Duration> tiers) {
 		return new Declarables(perQueueDeclarables(queues, tiers));
+	}
+
+	/**
+	 * The work queues as quorum queues the application declares, where asked to: the
+	 * starter sees their arguments, and adds the delayed-retry ones for listeners that
+	 * may run on the broker backend ({@code retry.broker.declare-queue-arguments}).
+	 * @param queues the work queues
+	 * @return their declarations
+	 */
+	@Bean
+	@ConditionalOnProperty(name = "benchmarks.topology.work-queues", havingValue = "quorum")
+	Declarables quorumWorkQueues(@Value("${benchmarks.topology.queues}") List<String> queues) {
+		return new Declarables(queues.stream().map((queue) -> QueueBuilder.durable(queue).quorum().build()).toList());
 	}
 
 	/**

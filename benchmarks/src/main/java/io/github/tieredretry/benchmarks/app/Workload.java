@@ -25,7 +25,14 @@ import org.springframework.amqp.core.MessageProperties;
  */
 public final class Workload {
 
+	/** The tier of a retry that RabbitMQ holds in its queue, as the starter names it. */
+	public static final String BROKER_TIER = "broker";
+
 	private final long workNanos;
+
+	private final AtomicLong retriesOnBroker = new AtomicLong();
+
+	private final AtomicLong retriesInTiers = new AtomicLong();
 
 	private volatile Round round = new Round("idle", 0, 0, 0, false);
 
@@ -77,6 +84,42 @@ public final class Workload {
 	 */
 	public void forwarded(@Nullable String messageId) {
 		this.round.forwarded(messageId);
+	}
+
+	/**
+	 * Count a retry the starter scheduled, as its {@code RetryScheduledEvent} says: after
+	 * the forward's confirm on the tiers, after the {@code basic.reject} on the broker
+	 * backend.
+	 * @param messageId the message's id
+	 * @param tier where the retry waits: a tier's name, or {@value #BROKER_TIER}
+	 * @param dueEpochMillis when it falls due
+	 */
+	public void scheduled(@Nullable String messageId, String tier, long dueEpochMillis) {
+		if (BROKER_TIER.equals(tier)) {
+			this.retriesOnBroker.incrementAndGet();
+		}
+		else {
+			this.retriesInTiers.incrementAndGet();
+		}
+		this.round.scheduled(messageId, dueEpochMillis);
+		this.round.forwarded(messageId);
+	}
+
+	/**
+	 * Retries of every round so far that waited in the queue's delayed retry (broker
+	 * backend).
+	 * @return how many
+	 */
+	public long retriesOnBroker() {
+		return this.retriesOnBroker.get();
+	}
+
+	/**
+	 * Retries of every round so far that were forwarded to a tier.
+	 * @return how many
+	 */
+	public long retriesInTiers() {
+		return this.retriesInTiers.get();
 	}
 
 	/**
@@ -146,6 +189,13 @@ public final class Workload {
 
 		private final AtomicInteger latenessCount = new AtomicInteger();
 
+		/**
+		 * When each failed message's retry falls due (epoch ms), by message id, as the
+		 * starter announced it: a retry on the broker backend carries no
+		 * {@code retry-due} header (nothing is written into the message).
+		 */
+		private final Map<String, Long> dues = new ConcurrentHashMap<>();
+
 		Round(String id, int successes, int healthy, int forwards, boolean recordLateness) {
 			this.id = id;
 			this.messageIdPrefix = id + "-";
@@ -176,11 +226,15 @@ public final class Workload {
 					throw new SimulatedFailure(messageId, attempt, failingAttempts);
 				}
 			}
-			if (this.lateness != null && this.arrivals != null && headers.get(RetryHeaders.DUE) instanceof Number due) {
-				int slot = this.latenessCount.getAndIncrement();
-				if (slot < this.lateness.length) {
-					this.lateness[slot] = System.currentTimeMillis() - due.longValue();
-					this.arrivals[slot] = now;
+			if (this.lateness != null && this.arrivals != null) {
+				Long announced = this.dues.remove(messageId);
+				Long due = (headers.get(RetryHeaders.DUE) instanceof Number header) ? header.longValue() : announced;
+				if (due != null) {
+					int slot = this.latenessCount.getAndIncrement();
+					if (slot < this.lateness.length) {
+						this.lateness[slot] = System.currentTimeMillis() - due;
+						this.arrivals[slot] = now;
+					}
 				}
 			}
 			if (failingAttempts == 0) {
@@ -198,6 +252,12 @@ public final class Workload {
 			this.forwardCount.incrementAndGet();
 			this.lastForwardNanos.accumulateAndGet(System.nanoTime(), Math::max);
 			this.allForwarded.countDown();
+		}
+
+		void scheduled(@Nullable String messageId, long dueEpochMillis) {
+			if (this.lateness != null && messageId != null && messageId.startsWith(this.messageIdPrefix)) {
+				this.dues.put(messageId, dueEpochMillis);
+			}
 		}
 
 		void parked(@Nullable String messageId) {

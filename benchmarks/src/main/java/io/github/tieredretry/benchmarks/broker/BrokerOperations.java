@@ -69,6 +69,14 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
+	 * The broker's version, as it announces it on connection.
+	 * @return e.g. {@code 4.3.6}
+	 */
+	public String version() {
+		return String.valueOf(this.connection.getServerProperties().getOrDefault("version", "?"));
+	}
+
+	/**
 	 * Declare a durable classic queue that this run owns; it is deleted by
 	 * {@link #cleanUp()}.
 	 * @param queue a name unique to this run

@@ -23,11 +23,12 @@ import org.jspecify.annotations.Nullable;
  * @param topology benchmark 5, if run
  * @param outage benchmark 6, if run
  * @param jitter benchmark 7, if run
+ * @param brokerBackend benchmark 8, if selected (run on RabbitMQ 4.3 or later only)
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
-		@Nullable OutageResult outage, @Nullable JitterResult jitter) {
+		@Nullable OutageResult outage, @Nullable JitterResult jitter, @Nullable BrokerBackendResult brokerBackend) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -41,6 +42,9 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 			if (comparison != null) {
 				comparisons.add(comparison);
 			}
+		}
+		if (this.brokerBackend != null) {
+			comparisons.addAll(this.brokerBackend.comparisons());
 		}
 		return comparisons;
 	}

@@ -114,6 +114,10 @@ public final class MarkdownReport {
 							+ " ms.");
 			charts.add(file);
 		}
+		BrokerBackendResult brokerBackend = results.brokerBackend();
+		if (brokerBackend != null && brokerBackend.ran()) {
+			charts.addAll(brokerBackendCharts(brokerBackend));
+		}
 		OutageResult outage = results.outage();
 		if (outage != null) {
 			Path parked = chartDirectory().resolve("outage-parked.png");
@@ -125,6 +129,32 @@ public final class MarkdownReport {
 					outage.sides().stream().map((side) -> new Charts.Bar(side.label(), side.drainSeconds())).toList(),
 					false);
 			charts.add(drain);
+		}
+		return charts;
+	}
+
+	private List<Path> brokerBackendCharts(BrokerBackendResult brokerBackend) {
+		List<Path> charts = new ArrayList<>();
+		Path lateness = chartDirectory().resolve("broker-backend-lateness.png");
+		Charts.groupedBars(lateness, "Broker backend: how late retries arrived after their due time", "ms late",
+				List.of("p50", "p90", "p99", "max"),
+				brokerBackend.accuracy()
+					.stream()
+					.map((side) -> new Charts.Series(side.label(),
+							List.of((double) side.percentile(50), (double) side.percentile(90),
+									(double) side.percentile(99), (double) side.max())))
+					.toList(),
+				false);
+		charts.add(lateness);
+		BrokerBackendResult.Topology topology = brokerBackend.topology();
+		if (topology != null) {
+			Path file = chartDirectory().resolve("broker-backend-topology.png");
+			Charts.groupedBars(file, "Broker objects declared for " + topology.listeners() + " listeners, per backend",
+					"objects", List.of("queues", "exchanges", "bindings", "total"),
+					List.of(counts("listeners on the tiers", topology.onTiers()),
+							counts("listeners on the broker backend", topology.onBroker())),
+					false);
+			charts.add(file);
 		}
 		return charts;
 	}
@@ -195,6 +225,22 @@ public final class MarkdownReport {
 						.append(',')
 						.append(millis)
 						.append(",ms after the first failure\n");
+				}
+			}
+		}
+		BrokerBackendResult brokerBackend = results.brokerBackend();
+		if (brokerBackend != null) {
+			for (BrokerBackendResult.Lateness side : brokerBackend.accuracy()) {
+				for (int repeat = 0; repeat < side.rounds().size(); repeat++) {
+					for (long value : side.rounds().get(repeat)) {
+						csv.append("broker-backend-accuracy,")
+							.append(quote(side.label()))
+							.append(',')
+							.append(repeat + 1)
+							.append(',')
+							.append(value)
+							.append(",ms late\n");
+					}
 				}
 			}
 		}
@@ -284,8 +330,11 @@ public final class MarkdownReport {
 			md.append('\n');
 		}
 		JitterResult jitter = results.jitter();
+		BrokerBackendResult brokerBackend = results.brokerBackend();
 		for (Comparison comparison : comparisons) {
-			if (jitter == null || comparison != jitter.peaks()) {
+			boolean ownSection = (jitter != null && comparison == jitter.peaks())
+					|| (brokerBackend != null && brokerBackend.comparisons().contains(comparison));
+			if (!ownSection) {
 				comparisonSection(md, comparison);
 			}
 		}
@@ -393,6 +442,9 @@ public final class MarkdownReport {
 					+ "they include the confirm of the forward and, with jitter, the hops of a delay composed of "
 					+ "tiers.\n\n");
 		}
+		if (brokerBackend != null) {
+			brokerBackendSection(md, brokerBackend);
+		}
 		md.append("Raw samples: [`")
 			.append(CHART_DIRECTORY)
 			.append("/samples.csv`](")
@@ -401,8 +453,104 @@ public final class MarkdownReport {
 		return md.toString();
 	}
 
+	private static void brokerBackendSection(StringBuilder md, BrokerBackendResult result) {
+		md.append("### 8. Broker backend: the tiers against RabbitMQ 4.3's delayed retry\n\n");
+		if (!result.ran()) {
+			md.append("**Not run: ")
+				.append(result.notRun())
+				.append(".** The broker backend needs RabbitMQ 4.3 or later: run the harness against one to measure "
+						+ "it.\n\n");
+			return;
+		}
+		md.append("On ")
+			.append(result.broker())
+			.append(". The same listeners in one application, each on a quorum work queue of its own: on the tiers, "
+					+ "a retry is forwarded to a quorum tier with a confirm before the original is acknowledged, and "
+					+ "the tier dead-letters it back; on the broker backend it is given back with `basic.reject`, and "
+					+ "the queue's delayed retry holds it. Every retry of the broker sides was held by the broker (the "
+					+ "starter's events say tier `broker`), every retry of the tiers sides went through a tier.\n\n");
+		if (result.storm() != null) {
+			comparisonSection(md, result.storm(), "####");
+		}
+		if (result.forwarding() != null) {
+			comparisonSection(md, result.forwarding(), "####");
+			md.append("A retry counts when the starter announces it (`RetryScheduledEvent`): on the tiers once the "
+					+ "broker confirmed the forward, on the broker backend once the `basic.reject` is written (the "
+					+ "broker confirms no reject).\n\n");
+		}
+		if (!result.accuracy().isEmpty()) {
+			md.append("#### 8. Broker backend: delay accuracy\n\n");
+			md.append("![Broker backend: lateness of retries](")
+				.append(CHART_DIRECTORY)
+				.append("/broker-backend-lateness.png)\n\n");
+			md.append("| Side | Policy's delay | Retries | p50 | p90 | p99 | p99 per repeat (min–max) | max | Early |\n"
+					+ "|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+			for (BrokerBackendResult.Lateness side : result.accuracy()) {
+				Summary p99 = side.percentilePerRound(99);
+				md.append("| ")
+					.append(side.label())
+					.append(" | ")
+					.append(side.delay())
+					.append(" | ")
+					.append(side.count())
+					.append(" of ")
+					.append(side.messagesPerRound() * side.rounds().size())
+					.append(" | ")
+					.append(side.percentile(50))
+					.append(" ms | ")
+					.append(side.percentile(90))
+					.append(" ms | ")
+					.append(side.percentile(99))
+					.append(" ms | ")
+					.append(Charts.format(p99.min()))
+					.append("–")
+					.append(Charts.format(p99.max()))
+					.append(" ms | ")
+					.append(side.max())
+					.append(" ms | ")
+					.append(side.earlyCount())
+					.append(" |\n");
+			}
+			md.append("\nEach message fails once. Lateness: how long after its due time a retry reached the "
+					+ "listener; the due time is when the message failed plus the policy's delay, as the starter set "
+					+ "it (header `retry-due` on the tiers; on the broker backend, which writes nothing into the "
+					+ "message, the `RetryScheduledEvent`'s due time). ")
+				.append(result.accuracy().get(0).rounds().size())
+				.append(" repeats per side, alternating.\n\n");
+		}
+		BrokerBackendResult.Topology topology = result.topology();
+		if (topology != null) {
+			md.append("#### 8. Broker backend: broker objects per application\n\n");
+			md.append("![Broker objects per backend](")
+				.append(CHART_DIRECTORY)
+				.append("/broker-backend-topology.png)\n\n");
+			md.append("Broker objects declared for ")
+				.append(topology.listeners())
+				.append(" retryable listeners (one quorum work queue each, not counted) and ")
+				.append(topology.tiers().size())
+				.append(" tiers (")
+				.append(String.join(", ", topology.tiers()))
+				.append("):\n\n");
+			md.append("| Backend | Queues | Exchanges | Bindings | Total |\n|---|---:|---:|---:|---:|\n");
+			topologyRow(md, "Tiers", topology.onTiers());
+			topologyRow(md, "Broker backend (" + topology.listenersOnTheBroker() + " of " + topology.listeners()
+					+ " listeners on the broker)", topology.onBroker());
+			md.append("\nOn the broker backend the starter still declares the tiers, the parking lot, the three "
+					+ "exchanges and a return binding per work queue; no retry goes through them (a parked message "
+					+ "still goes to the parking lot), and each work queue also has the delayed-retry arguments. "
+					+ "Every counted queue and exchange ")
+				.append(topology.verifiedOnBroker() ? "was found on the broker after startup."
+						: "was **not** found on the broker: see the harness log.")
+				.append("\n\n");
+		}
+	}
+
 	private static void comparisonSection(StringBuilder md, Comparison comparison) {
-		md.append("### ").append(comparison.title()).append("\n\n");
+		comparisonSection(md, comparison, "###");
+	}
+
+	private static void comparisonSection(StringBuilder md, Comparison comparison, String heading) {
+		md.append(heading).append(' ').append(comparison.title()).append("\n\n");
 		md.append("![")
 			.append(comparison.title())
 			.append("](")
