@@ -673,7 +673,8 @@ class RetryingMessageListenerTests {
 		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
 				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
 				PARKING_LOT, eventPublisher, new HeldMessages(this.executors), List.copyOf(this.classifiers),
-				RetryObservations.DISABLED);
+				RetryObservations.DISABLED,
+				new AsyncAttempts(this.executors, Duration.ofSeconds(5), RetryObservations.DISABLED));
 		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
 				eventPublisher);
 		ForwardSender sender = new ForwardSender(this.forwarder, this.executors, notifications, runtime::newPause,
