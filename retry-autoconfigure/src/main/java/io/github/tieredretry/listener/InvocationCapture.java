@@ -67,6 +67,15 @@ final class InvocationCapture {
 		return capture;
 	}
 
+	/**
+	 * Record what the method on this thread was given and returned.
+	 * @param payload what it was given as its payload
+	 * @param asyncResult what it returned, if asynchronous
+	 */
+	void captured(@Nullable Object payload, @Nullable Object asyncResult) {
+		this.current.set(new Invocation(payload, asyncResult));
+	}
+
 	/** Forget what an earlier invocation on this thread left. */
 	void clear() {
 		this.current.remove();
@@ -95,13 +104,13 @@ final class InvocationCapture {
 		@Override
 		public InvocationResult invoke(Message<?> message, @Nullable Object... providedArgs) throws Exception {
 			// The payload first: a batch listener that throws may name an element of it.
-			InvocationCapture.this.current.set(new Invocation(message.getPayload(), null));
+			captured(message.getPayload(), null);
 			InvocationResult result = super.invoke(message, providedArgs);
 			Object value = result.getReturnValue();
 			if (!AsyncResult.isAsync(value)) {
 				return result;
 			}
-			InvocationCapture.this.current.set(new Invocation(message.getPayload(), value));
+			captured(message.getPayload(), value);
 			return new InvocationResult(null, result.getSendTo(), result.getReturnType(), result.getBean(),
 					result.getMethod());
 		}
