@@ -214,7 +214,7 @@ final class FaultRun {
 		this.broker = broker;
 		this.settings = settings;
 		String type = settings.queueType().name().toLowerCase(Locale.ROOT);
-		this.vhost = "fault-run-" + type;
+		this.vhost = "fault-run-" + type + ((settings.batchSize() > 0) ? "-batch" : "");
 		this.runDirectory = settings.workDirectory().resolve(type);
 		this.parkingLot = new ParkingLotReader(broker, this.vhost, PARKING_LOT, settings.messages());
 		this.nodeFaults = (broker instanceof LocalRabbitCluster cluster) ? new NodeFaults(cluster, this.vhost) : null;
@@ -637,7 +637,7 @@ final class FaultRun {
 	}
 
 	private List<String> consumerArguments() {
-		return List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
+		List<String> arguments = new ArrayList<>(List.of("--spring.rabbitmq.addresses=" + this.broker.addressList(),
 				"--spring.rabbitmq.username=" + this.broker.username(),
 				"--spring.rabbitmq.password=" + this.broker.password(), "--spring.rabbitmq.virtual-host=" + this.vhost,
 				"--fault-run.queue=" + WORK_QUEUE, "--fault-run.concurrency=" + this.settings.consumerConcurrency(),
@@ -645,7 +645,13 @@ final class FaultRun {
 				"--retry.parking-lot=" + PARKING_LOT,
 				// Replays are paced for live traffic (50/s by default); here they race
 				// each other at full speed.
-				"--retry.replay.rate=100000");
+				"--retry.replay.rate=100000"));
+		if (this.settings.batchSize() > 0) {
+			arguments.addAll(
+					List.of("--fault-run.batch=true", "--spring.rabbitmq.listener.simple.consumer-batch-enabled=true",
+							"--spring.rabbitmq.listener.simple.batch-size=" + this.settings.batchSize()));
+		}
+		return arguments;
 	}
 
 	private void declareWorkQueue() {
