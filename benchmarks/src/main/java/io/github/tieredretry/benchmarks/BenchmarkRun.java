@@ -47,6 +47,7 @@ public final class BenchmarkRun {
 		LatenessResult delayAccuracy = null;
 		TopologyResult topology = null;
 		OutageResult outage = null;
+		Comparison batchListener = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -77,6 +78,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("outage"));
 					outage = OutageBenchmark.run(run);
 				}
+				if (selected(Benchmark.BATCH_LISTENER)) {
+					loadSamples.add(load("batch listener"));
+					batchListener = BatchListenerBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -85,7 +90,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage);
+				delayAccuracy, topology, outage, batchListener);
 	}
 
 	private boolean selected(Benchmark benchmark) {

@@ -156,7 +156,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return type.name().toLowerCase(Locale.ROOT);
 	}
 
-	/** The six benchmarks of the harness. */
+	/** The seven benchmarks of the harness. */
 	public enum Benchmark {
 
 		/** 1. Throughput without failures. */
@@ -178,7 +178,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * Messages parked and time to drain after a downstream outage, with and without
 		 * the breaker.
 		 */
-		OUTAGE;
+		OUTAGE,
+
+		/**
+		 * A batch listener: throughput without failures against a plain batch listener,
+		 * and in a storm.
+		 */
+		BATCH_LISTENER;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');

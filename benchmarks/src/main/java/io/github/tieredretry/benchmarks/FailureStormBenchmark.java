@@ -95,7 +95,7 @@ final class FailureStormBenchmark {
 	// Tiered retries (the starter's or the limit side's): the round lasts until every
 	// message, retries included, is processed, so that no retry is still under way when
 	// the next round starts; the healthy throughput ends with the last healthy message.
-	private static Alternation.Measurement tieredStorm(RunContext run, MeasuredSide side, int messages, Failures storm,
+	static Alternation.Measurement tieredStorm(RunContext run, MeasuredSide side, int messages, Failures storm,
 			int healthy) {
 		return (label, roundId) -> tieredStorm(run, side, roundId, messages, storm, healthy);
 	}

@@ -46,7 +46,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		List<Path> written = new MarkdownReport(this.output).write(results);
 
 		assertThat(results.comparisons()).extracting(Comparison::key)
-			.containsExactly("happy-path", "failure-storm", "forwarding");
+			.containsExactly("happy-path", "failure-storm", "forwarding", "batch-listener");
 		for (Comparison comparison : results.comparisons()) {
 			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
 			assertThat(comparison.ratios()).isNotEmpty()
@@ -68,6 +68,10 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		assertThat(results.forwarding().sides()).extracting(SideSeries::label)
 			.containsExactly(ForwardingRateBenchmark.TIERED, ForwardingRateBenchmark.TIERED_CLASSIC,
 					ForwardingRateBenchmark.LIMIT, ForwardingRateBenchmark.RECOVERER, ForwardingRateBenchmark.RAW);
+		assertThat(results.batchListener().sides()).extracting(SideSeries::label)
+			.containsExactly(BatchListenerBenchmark.PLAIN, BatchListenerBenchmark.RETRYABLE,
+					BatchListenerBenchmark.RETRYABLE_STORM);
+		assertThat(results.batchListener().ratios()).extracting(RatioSeries::target).containsExactly(0.97, 0.9);
 
 		LatenessResult lateness = results.delayAccuracy();
 		assertThat(lateness.latenessMillis()).hasSize(settings.accuracyMessages());
@@ -100,9 +104,9 @@ class BenchmarkHarnessSmokeIntegrationTests {
 
 		assertThat(written).filteredOn((file) -> file.toString().endsWith(".png"))
 			.extracting((file) -> file.getFileName().toString())
-			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "ratios.png",
-					"delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png")
-			.hasSize(8);
+			.containsExactlyInAnyOrder("happy-path.png", "failure-storm.png", "forwarding.png", "batch-listener.png",
+					"ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png")
+			.hasSize(9);
 		for (Path chart : written) {
 			if (chart.toString().endsWith(".png")) {
 				BufferedImage image = ImageIO.read(chart.toFile());
@@ -130,7 +134,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null);
+				null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

@@ -5,10 +5,12 @@ import java.time.Duration;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -35,6 +37,24 @@ public class BenchmarkApplication {
 	@Bean
 	Workloads workloads(@Value("${benchmarks.listener-work:0ms}") Duration listenerWork) {
 		return new Workloads(listenerWork);
+	}
+
+	/**
+	 * The batch listener's container factory: Spring Boot's simple container settings,
+	 * with consumer-side batches.
+	 * @param configurer Spring Boot's settings for simple containers
+	 * @param connectionFactory the connection factory
+	 * @param batchSize how many messages a batch holds at most
+	 * @return the factory
+	 */
+	@Bean
+	SimpleRabbitListenerContainerFactory batchFactory(SimpleRabbitListenerContainerFactoryConfigurer configurer,
+			ConnectionFactory connectionFactory, @Value("${benchmarks.batch-size:50}") int batchSize) {
+		SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+		configurer.configure(factory, connectionFactory);
+		factory.setConsumerBatchEnabled(true);
+		factory.setBatchSize(batchSize);
+		return factory;
 	}
 
 	@Bean

@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
-		@Nullable OutageResult outage) {
+		@Nullable OutageResult outage, @Nullable Comparison batchListener) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -34,7 +34,8 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 	 */
 	public List<Comparison> comparisons() {
 		List<Comparison> comparisons = new ArrayList<>();
-		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding }) {
+		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding,
+				this.batchListener }) {
 			if (comparison != null) {
 				comparisons.add(comparison);
 			}
