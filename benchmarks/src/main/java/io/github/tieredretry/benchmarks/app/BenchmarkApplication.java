@@ -42,7 +42,7 @@ public class BenchmarkApplication {
 	/**
 	 * The batch listener's container factory: Spring Boot's simple container settings,
 	 * with consumer-side batches.
-	 * @param configurer Spring Boot's settings for simple containers
+	 * @param configurer the settings Spring Boot gives simple containers
 	 * @param connectionFactory the connection factory
 	 * @param batchSize how many messages a batch holds at most
 	 * @return the factory
