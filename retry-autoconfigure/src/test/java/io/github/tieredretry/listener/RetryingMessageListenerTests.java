@@ -813,6 +813,31 @@ class RetryingMessageListenerTests {
 			verifyAcked(9);
 		}
 
+		@Test
+		void asynchronousBatchListenerWhoseResultNamesAFailureHasItRetriedAndTheOthersAckedOnAListenerThread()
+				throws Exception {
+			InvocationCapture invocations = new InvocationCapture();
+			CompletableFuture<Void> result = new CompletableFuture<>();
+			RetryingBatchMessageListener wrapper = new RetryingBatchMessageListener(
+					(BatchMessageListener) (messages) -> {
+						this.calls.add(List.copyOf(messages));
+						invocations.captured(messages, result);
+					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))), invocations);
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+			result.completeExceptionally(
+					new BatchListenerFailedException("one failed", Map.of(2, new IllegalStateException("third down"))));
+
+			verifyAcked(1);
+			verifyAcked(2);
+			ArgumentCaptor<AMQP.BasicProperties> forwarded = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder, timeout(5000)).toTier(eq(QUEUE), forwarded.capture(),
+					eq(BODY));
+			assertThat(forwarded.getValue().getMessageId()).isEqualTo("m-3");
+			assertThat(this.calls).hasSize(1);
+		}
+
 		private RetryingBatchMessageListener batchWrapper(java.util.function.Consumer<List<Message>> listener,
 				EffectiveRetryPolicy policy) {
 			return batchWrapper(listener, onTheTiers(policy), policy);
