@@ -2,6 +2,8 @@ package io.github.tieredretry.listener;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.github.tieredretry.headers.FailureDetails;
 import io.github.tieredretry.headers.HeaderChanges;
@@ -153,11 +155,27 @@ final class DeliveryOutcomes {
 	 * @param took how long the attempt took
 	 */
 	void processed(Delivery delivery, Duration took) {
-		this.gate.succeeded(took);
-		delivery.acknowledgement().ack();
-		if (delivery.state().isRetry()) {
-			this.notifications.recovered(delivery.message(), delivery.queue(), delivery.state(),
-					this.runtime.clock().instant());
+		processed(List.of(delivery), took);
+	}
+
+	/**
+	 * The listener processed deliveries of one call: they are acked, together where
+	 * nothing else of their channel is outstanding.
+	 * @param deliveries the deliveries, all of one channel
+	 * @param took how long the call took
+	 */
+	void processed(List<Delivery> deliveries, Duration took) {
+		List<Acknowledgement> acknowledgements = new ArrayList<>(deliveries.size());
+		for (Delivery delivery : deliveries) {
+			this.gate.succeeded(took);
+			acknowledgements.add(delivery.acknowledgement());
+		}
+		Acknowledgement.ackAll(acknowledgements);
+		for (Delivery delivery : deliveries) {
+			if (delivery.state().isRetry()) {
+				this.notifications.recovered(delivery.message(), delivery.queue(), delivery.state(),
+						this.runtime.clock().instant());
+			}
 		}
 	}
 

@@ -132,6 +132,7 @@ final class RetryRounds {
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
 		List<ListenerCall.Outcome> results = call.outcomes(failure);
 		List<Delivery> again = new ArrayList<>();
+		List<Delivery> processed = new ArrayList<>(round.size());
 		for (int i = 0; i < round.size(); i++) {
 			Delivery delivery = round.get(i);
 			ListenerCall.Outcome result = results.get(i);
@@ -142,7 +143,7 @@ final class RetryRounds {
 			int attempts = delivery.attempted();
 			Throwable failed = result.failure();
 			if (failed == null) {
-				this.outcomes.processed(delivery, took);
+				processed.add(delivery);
 			}
 			else if (DeliveryOutcomes.asksContainerToAckOrRequeue(failed)) {
 				// The listener asked the container explicitly (the adapter wraps it).
@@ -156,6 +157,9 @@ final class RetryRounds {
 				delivery.heldForProbe();
 				held.add(delivery);
 			}
+		}
+		if (!processed.isEmpty()) {
+			this.outcomes.processed(processed, took);
 		}
 		return again;
 	}

@@ -3,11 +3,15 @@ package io.github.tieredretry.listener;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.broker.RealChannels;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.BatchMessageListener;
@@ -31,6 +35,12 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageList
  * itself, and parks such messages as not retryable instead.
  */
 final class RetryingBatchMessageListener extends RetryingListener implements ChannelAwareBatchMessageListener {
+
+	/**
+	 * The unsettled deliveries of each consumer channel of this listener (no other
+	 * listener consumes on them); a closed channel's entry goes with the channel.
+	 */
+	private final Map<Channel, OutstandingDeliveries> outstanding = Collections.synchronizedMap(new WeakHashMap<>());
 
 	/**
 	 * Wrap a batch listener.
@@ -57,9 +67,11 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 		sender.awaitPauses();
 		List<DeliveryCapture.@Nullable Received> received = this.outcomes.runtime().capture().take(messages);
 		List<Delivery> deliveries = new ArrayList<>(messages.size());
+		OutstandingDeliveries unsettled = this.outstanding.computeIfAbsent(RealChannels.target(exposed),
+				(real) -> new OutstandingDeliveries());
 		for (int i = 0; i < messages.size(); i++) {
 			Message message = messages.get(i);
-			Acknowledgement acknowledgement = new Acknowledgement(exposed, message);
+			Acknowledgement acknowledgement = new Acknowledgement(exposed, message, unsettled);
 			try {
 				Delivery delivery = this.outcomes.arrive(message, acknowledgement, received.get(i));
 				if (!this.outcomes.movedOnBeforeInvoking(delivery)) {

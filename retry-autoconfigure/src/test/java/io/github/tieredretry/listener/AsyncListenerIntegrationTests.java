@@ -9,13 +9,11 @@ import java.util.concurrent.Executors;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -153,14 +151,7 @@ class AsyncListenerIntegrationTests {
 
 	@Test
 	void onTheBrokerBackendAFailedFutureWaitsInItsQueue() {
-		boolean onBroker = TestBroker.get().isAtLeast(4, 3);
-		ListenerBackend backend = this.backends.backends()
-			.stream()
-			.filter((candidate) -> candidate.listener().endsWith("#onBroker"))
-			.findFirst()
-			.orElseThrow();
-		assertThat(backend.choice().backend()).as(backend.choice().reason())
-			.isEqualTo(onBroker ? RetryBackend.BROKER : RetryBackend.TIERS);
+		BrokerBackendAssertions.runsOnTheBrokerWhereItCan(this.backends, "onBroker");
 		String id = Messages.publish(queues.broker(), "", BROKER_QUEUE, "fail:2");
 
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));

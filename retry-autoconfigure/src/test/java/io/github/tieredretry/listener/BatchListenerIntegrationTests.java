@@ -10,13 +10,11 @@ import java.util.stream.IntStream;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -187,14 +185,7 @@ class BatchListenerIntegrationTests {
 
 	@Test
 	void onTheBrokerBackendEachFailedMessageOfABatchWaitsInItsQueueAndIsCountedByTheBroker() {
-		boolean onBroker = TestBroker.get().isAtLeast(4, 3);
-		ListenerBackend backend = this.backends.backends()
-			.stream()
-			.filter((candidate) -> candidate.listener().endsWith("#onBroker"))
-			.findFirst()
-			.orElseThrow();
-		assertThat(backend.choice().backend()).as(backend.choice().reason())
-			.isEqualTo(onBroker ? RetryBackend.BROKER : RetryBackend.TIERS);
+		BrokerBackendAssertions.runsOnTheBrokerWhereItCan(this.backends, "onBroker");
 		List<String> healthy = new ArrayList<>();
 		for (int i = 0; i < 7; i++) {
 			healthy.add(Messages.publish(queues.broker(), "", BROKER_QUEUE, "ok"));

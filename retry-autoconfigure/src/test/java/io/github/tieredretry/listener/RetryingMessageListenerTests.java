@@ -690,6 +690,38 @@ class RetryingMessageListenerTests {
 		}
 
 		@Test
+		void processedMessagesOfABatchAreAckedWithOneMultipleAckAsSpringAcksAPlainBatch() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.channel).basicAck(3, true);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(false));
+		}
+
+		@Test
+		void processedMessagesAreAckedOneByOneWhileAnEarlierMessageOfTheirChannelWaitsForItsForward() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				if (this.calls.size() == 1) {
+					throw new BatchListenerFailedException("first failed", new IllegalStateException("down"), 0);
+				}
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(2), RetryingMessageListenerTests.this.channel);
+			wrapper.onMessageBatch(List.of(message(3, 0, null), message(4, 0, null)),
+					RetryingMessageListenerTests.this.channel);
+
+			// Tag 1 waits for its forward's confirm: a multiple ack would settle it too.
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(true));
+			for (long tag : List.of(2L, 3L, 4L)) {
+				verify(RetryingMessageListenerTests.this.channel).basicAck(tag, false);
+			}
+			RetryingMessageListenerTests.this.confirm.complete(null);
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(1, false);
+		}
+
+		@Test
 		void severalNamedFailuresAreEachRetriedOrParkedOnTheirOwnAndTheOthersAcked() throws Exception {
 			List<Message> batch = List.of(message(1, 0, null), retried(2, 3, NOW.minusSeconds(70), NOW),
 					message(3, 0, null), message(4, 0, null));
@@ -983,13 +1015,24 @@ class RetryingMessageListenerTests {
 
 	}
 
+	// Acked on its own, or by a multiple ack up to a later tag.
 	private void verifyAcked(long deliveryTag) {
-		try {
-			verify(this.channel, timeout(5000)).basicAck(deliveryTag, false);
+		await().atMost(Duration.ofSeconds(5)).until(() -> ackedTags().contains(deliveryTag));
+	}
+
+	private java.util.Set<Long> ackedTags() {
+		java.util.Set<Long> acked = new java.util.HashSet<>();
+		for (org.mockito.invocation.Invocation invocation : org.mockito.Mockito.mockingDetails(this.channel)
+			.getInvocations()) {
+			if (invocation.getMethod().getName().equals("basicAck")) {
+				long tag = invocation.getArgument(0);
+				boolean multiple = invocation.getArgument(1);
+				for (long covered = multiple ? 1 : tag; covered <= tag; covered++) {
+					acked.add(covered);
+				}
+			}
 		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
+		return acked;
 	}
 
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy) {
