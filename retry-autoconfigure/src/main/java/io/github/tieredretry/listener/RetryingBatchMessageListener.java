@@ -43,6 +43,16 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 	private final Map<Channel, OutstandingDeliveries> outstanding = Collections.synchronizedMap(new WeakHashMap<>());
 
 	/**
+	 * The channel Spring AMQP's batch adapter gets, per channel the container exposes
+	 * (its settlements kept from the broker and recorded for the call that runs on the
+	 * thread).
+	 */
+	private final Map<Channel, Channel> adapterChannels = Collections.synchronizedMap(new WeakHashMap<>());
+
+	/** What the adapter refused (rejected) in the call running on this thread. */
+	private final ThreadLocal<Set<Long>> refusedInCall = new ThreadLocal<>();
+
+	/**
 	 * Wrap a batch listener.
 	 * @param delegate the listener, a {@link BatchMessageListener} or
 	 * {@link ChannelAwareBatchMessageListener}
@@ -124,7 +134,15 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 			MessageListener listener = RetryingBatchMessageListener.this.delegate;
 			return RetryingBatchMessageListener.this.call(() -> {
 				if (listener instanceof ChannelAwareBatchMessageListener channelAware) {
-					channelAware.onMessageBatch(messages, refusalsKept(this.channel, this.refused));
+					Channel adapterChannel = RetryingBatchMessageListener.this.adapterChannels
+						.computeIfAbsent(this.channel, RetryingBatchMessageListener.this::refusalsKept);
+					RetryingBatchMessageListener.this.refusedInCall.set(this.refused);
+					try {
+						channelAware.onMessageBatch(messages, adapterChannel);
+					}
+					finally {
+						RetryingBatchMessageListener.this.refusedInCall.remove();
+					}
 				}
 				else {
 					((BatchMessageListener) listener).onMessageBatch(messages);
@@ -143,12 +161,15 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 	// The channel Spring AMQP's batch adapter gets: what it settles itself (it rejects
 	// messages it cannot convert) is kept from the broker and recorded; the starter
 	// settles every delivery.
-	private static Channel refusalsKept(Channel channel, Set<Long> refused) {
+	private Channel refusalsKept(Channel channel) {
 		return (Channel) Proxy.newProxyInstance(RetryingBatchMessageListener.class.getClassLoader(),
 				new Class<?>[] { Channel.class }, (proxy, method, arguments) -> {
 					switch (method.getName()) {
 						case "basicReject" -> {
-							refused.add((Long) arguments[0]);
+							Set<Long> refused = this.refusedInCall.get();
+							if (refused != null) {
+								refused.add((Long) arguments[0]);
+							}
 							return null;
 						}
 						case "basicAck", "basicNack" -> {
