@@ -54,9 +54,8 @@ public class BenchmarkApplication {
 		configurer.configure(factory, connectionFactory);
 		factory.setConsumerBatchEnabled(true);
 		factory.setBatchSize(batchSize);
-		// A batch that cannot fill (the end of a backlog, retries trickling back) goes to
-		// the listener after 50 ms without a message, rather than Spring AMQP's 1 s, as
-		// an
+		// A batch that cannot fill (a backlog's end, retries trickling back) goes to the
+		// listener after 50 ms without a message, not Spring AMQP's 1 s, as an
 		// application that batches would set it.
 		factory.setReceiveTimeout(50L);
 		return factory;
