@@ -1,5 +1,6 @@
 package io.github.tieredretry.listener;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -160,8 +161,10 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 
 	// The channel Spring AMQP's batch adapter gets: what it settles itself (it rejects
 	// messages it cannot convert) is kept from the broker and recorded; the starter
-	// settles every delivery.
-	private Channel refusalsKept(Channel channel) {
+	// settles every delivery. It holds its channel weakly: it is the value of a weak map
+	// whose key is that channel.
+	private Channel refusalsKept(Channel exposed) {
+		WeakReference<Channel> target = new WeakReference<>(exposed);
 		return (Channel) Proxy.newProxyInstance(RetryingBatchMessageListener.class.getClassLoader(),
 				new Class<?>[] { Channel.class }, (proxy, method, arguments) -> {
 					switch (method.getName()) {
@@ -176,6 +179,10 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 							return null;
 						}
 						default -> {
+							Channel channel = target.get();
+							if (channel == null) {
+								throw new IllegalStateException("The listener's channel is gone");
+							}
 							try {
 								return method.invoke(channel, arguments);
 							}
