@@ -51,6 +51,7 @@ public final class BenchmarkRun {
 		OutageResult outage = null;
 		JitterResult jitter = null;
 		BrokerBackendResult brokerBackend = null;
+		Comparison batchListener = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -89,6 +90,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("broker backend"));
 					brokerBackend = BrokerBackendBenchmark.run(run);
 				}
+				if (selected(Benchmark.BATCH_LISTENER)) {
+					loadSamples.add(load("batch listener"));
+					batchListener = BatchListenerBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -97,7 +102,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage, jitter, brokerBackend);
+				delayAccuracy, topology, outage, jitter, brokerBackend, batchListener);
 	}
 
 	private boolean selected(Benchmark benchmark) {

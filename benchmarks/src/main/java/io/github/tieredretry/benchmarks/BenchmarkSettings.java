@@ -178,7 +178,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return type.name().toLowerCase(Locale.ROOT);
 	}
 
-	/** The six benchmarks of the harness. */
+	/** The seven benchmarks of the harness. */
 	public enum Benchmark {
 
 		/** 1. Throughput without failures. */
@@ -213,7 +213,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * throughput, retries per second, delay accuracy, broker objects; run on RabbitMQ
 		 * 4.3 or later only.
 		 */
-		BROKER_BACKEND;
+		BROKER_BACKEND,
+
+		/**
+		 * A batch listener: throughput without failures against a plain batch listener,
+		 * and in a storm.
+		 */
+		BATCH_LISTENER;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');

@@ -101,7 +101,7 @@ final class RunContext implements AutoCloseable {
 			"org.springframework.boot.opentelemetry.autoconfigure.OpenTelemetrySdkAutoConfiguration");
 
 	private static final List<String> LISTENERS = List.of(BenchmarkListeners.HAPPY, BenchmarkListeners.STORM,
-			BenchmarkListeners.FORWARDING, BenchmarkListeners.ACCURACY);
+			BenchmarkListeners.FORWARDING, BenchmarkListeners.ACCURACY, BenchmarkListeners.BATCH);
 
 	/** The retryable listeners' policies, named after the listeners that use them. */
 	private static final List<String> POLICIES = List.of(BenchmarkListeners.STORM, BenchmarkListeners.FORWARDING,
@@ -267,6 +267,7 @@ final class RunContext implements AutoCloseable {
 			case PLAIN -> {
 				properties.put("benchmarks.listeners", "plain");
 				usedListeners.add(BenchmarkListeners.HAPPY);
+				usedListeners.add(BenchmarkListeners.BATCH);
 			}
 			case BLOCKING -> {
 				properties.put("benchmarks.listeners", "plain");

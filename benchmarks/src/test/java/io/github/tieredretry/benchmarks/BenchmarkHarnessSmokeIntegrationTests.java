@@ -50,7 +50,8 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkRun(settings, System.out::println).run();
 		List<Path> written = new MarkdownReport(this.output).write(results);
 
-		List<String> comparisons = new ArrayList<>(List.of("happy-path", "failure-storm", "forwarding", "jitter"));
+		List<String> comparisons = new ArrayList<>(
+				List.of("happy-path", "failure-storm", "forwarding", "jitter", "batch-listener"));
 		if (delayedRetry) {
 			comparisons.addAll(List.of("broker-backend-storm", "broker-backend-forwarding"));
 		}
@@ -76,6 +77,10 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		assertThat(results.forwarding().sides()).extracting(SideSeries::label)
 			.containsExactly(ForwardingRateBenchmark.TIERED, ForwardingRateBenchmark.TIERED_CLASSIC,
 					ForwardingRateBenchmark.LIMIT, ForwardingRateBenchmark.RECOVERER, ForwardingRateBenchmark.RAW);
+		assertThat(results.batchListener().sides()).extracting(SideSeries::label)
+			.containsExactly(BatchListenerBenchmark.PLAIN, BatchListenerBenchmark.RETRYABLE,
+					BatchListenerBenchmark.RETRYABLE_STORM);
+		assertThat(results.batchListener().ratios()).extracting(RatioSeries::target).containsExactly(0.97, 0.9);
 
 		LatenessResult lateness = results.delayAccuracy();
 		assertThat(lateness.latenessMillis()).hasSize(settings.accuracyMessages());
@@ -117,9 +122,9 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		// parked.
 		assertThat(outage.sides().get(1).rounds()).allSatisfy((round) -> assertThat(round.parked()).isPositive());
 
-		List<String> charts = new ArrayList<>(
-				List.of("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png", "jitter-arrivals.png",
-						"ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png", "outage-drain.png"));
+		List<String> charts = new ArrayList<>(List.of("happy-path.png", "failure-storm.png", "forwarding.png",
+				"jitter.png", "jitter-arrivals.png", "batch-listener.png", "ratios.png", "delay-lateness.png",
+				"topology.png", "outage-parked.png", "outage-drain.png"));
 		if (delayedRetry) {
 			charts.addAll(List.of("broker-backend-storm.png", "broker-backend-forwarding.png",
 					"broker-backend-lateness.png", "broker-backend-topology.png"));
@@ -205,7 +210,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null, null, null);
+				null, null, null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

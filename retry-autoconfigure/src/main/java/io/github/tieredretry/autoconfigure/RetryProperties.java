@@ -275,12 +275,43 @@ public class RetryProperties {
 
 	private final Broker broker = new Broker();
 
+	private final Async async = new Async();
+
 	public Replay getReplay() {
 		return this.replay;
 	}
 
 	public Broker getBroker() {
 		return this.broker;
+	}
+
+	public Async getAsync() {
+		return this.async;
+	}
+
+	/**
+	 * Asynchronous listeners: those that return a CompletableFuture or a Mono, and Kotlin
+	 * suspend functions.
+	 */
+	public static class Async {
+
+		/**
+		 * Longest time an attempt of an asynchronous listener may take before its result
+		 * is cancelled and the attempt fails (AsyncAttemptTimeoutException, retried or
+		 * parked like any failure). The message stays unacknowledged meanwhile, so keep
+		 * it well below RabbitMQ's consumer timeout (30 minutes by default), also with
+		 * the policy's immediate retries, which run one attempt after another.
+		 */
+		private Duration attemptTimeout = Duration.ofMinutes(1);
+
+		public Duration getAttemptTimeout() {
+			return this.attemptTimeout;
+		}
+
+		public void setAttemptTimeout(Duration attemptTimeout) {
+			this.attemptTimeout = attemptTimeout;
+		}
+
 	}
 
 	/**

@@ -121,6 +121,12 @@ final class RetrySettings {
 		return interval;
 	}
 
+	static Duration asyncAttemptTimeout(RetryProperties properties) {
+		Duration timeout = properties.getAsync().getAttemptTimeout();
+		positive("retry.async.attempt-timeout", timeout);
+		return timeout;
+	}
+
 	static RetryProperties.Publish publish(RetryProperties properties) {
 		RetryProperties.Publish publish = properties.getPublish();
 		positive("retry.publish.confirm-timeout", publish.getConfirmTimeout());

@@ -182,7 +182,8 @@ public final class TieredRetryAutoConfiguration {
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
 				events, registry, gates, classifiers.orderedStream().toList(),
 				observations.getIfAvailable(() -> RetryObservations.DISABLED), backends,
-				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()), Clock.systemUTC());
+				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()),
+				RetrySettings.asyncAttemptTimeout(properties), Clock.systemUTC());
 	}
 
 	@Bean

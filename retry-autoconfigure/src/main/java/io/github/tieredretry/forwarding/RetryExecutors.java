@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The starter's threads, in one place. Each kind of work has a thread of its own, so that
@@ -26,7 +27,11 @@ import java.util.concurrent.TimeUnit;
  * <li>{@code tiered-retry-maintenance}: whatever waits for the broker's reply and can
  * wait: topology checks and declarations, closing channels for good;</li>
  * <li>{@code tiered-retry-timer}: delayed tasks, handed to the others; a confirm timeout
- * (a short bookkeeping step) is settled on it.</li>
+ * (a short bookkeeping step) is settled on it;</li>
+ * <li>{@code tiered-retry-listener-1} and {@code -2}: what follows an attempt of an
+ * asynchronous listener once its result has completed (never the thread that completed
+ * it, which user code may need): the ack, an immediate retry, the decision and the
+ * forward.</li>
  * </ul>
  * Confirms, returns and channel shutdowns arrive on the connection's I/O thread, which
  * must never block: what follows them is handed to one of the threads above.
@@ -41,6 +46,11 @@ public final class RetryExecutors implements AutoCloseable {
 	private final ExecutorService acks = Executors.newSingleThreadExecutor(daemonThread("tiered-retry-acks"));
 
 	private final ExecutorService events = Executors.newSingleThreadExecutor(daemonThread("tiered-retry-events"));
+
+	private final AtomicInteger listenerThreads = new AtomicInteger();
+
+	private final ExecutorService listeners = Executors.newFixedThreadPool(2,
+			(task) -> daemonThread("tiered-retry-listener-" + this.listenerThreads.incrementAndGet()).newThread(task));
 
 	private final ScheduledExecutorService maintenance = Executors
 		.newSingleThreadScheduledExecutor(daemonThread("tiered-retry-maintenance"));
@@ -73,6 +83,15 @@ public final class RetryExecutors implements AutoCloseable {
 	 */
 	public Executor acks() {
 		return this.acks;
+	}
+
+	/**
+	 * Where what follows an attempt of an asynchronous listener runs, once its result has
+	 * completed.
+	 * @return the listener threads
+	 */
+	public Executor listeners() {
+		return this.listeners;
 	}
 
 	/**
@@ -125,10 +144,12 @@ public final class RetryExecutors implements AutoCloseable {
 		this.timer.shutdownNow();
 		this.publisher.shutdownNow();
 		this.maintenance.shutdownNow();
+		this.listeners.shutdown();
 		this.acks.shutdown();
 		this.events.shutdown();
 		try {
 			long deadline = System.nanoTime() + wait.toNanos();
+			this.listeners.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			this.acks.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			this.events.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}

@@ -1,6 +1,8 @@
 package io.github.tieredretry.listener;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.rabbitmq.client.Channel;
@@ -8,6 +10,7 @@ import io.github.tieredretry.broker.RealChannels;
 import io.github.tieredretry.headers.RetryHeaders;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Message;
 
@@ -48,10 +51,27 @@ final class Acknowledgement {
 
 	private final long countedReturns;
 
+	private final @Nullable OutstandingDeliveries outstanding;
+
 	Acknowledgement(Channel channel, Message message) {
+		this(channel, message, null);
+	}
+
+	/**
+	 * Create the acknowledgement of a delivery.
+	 * @param channel the channel that delivered it (a proxy is resolved to its target)
+	 * @param message the message
+	 * @param outstanding the channel's unsettled deliveries, for acks of several at once,
+	 * or {@code null}
+	 */
+	Acknowledgement(Channel channel, Message message, @Nullable OutstandingDeliveries outstanding) {
 		this.channel = RealChannels.target(channel);
 		this.message = message;
 		this.countedReturns = countedReturns(message);
+		this.outstanding = outstanding;
+		if (outstanding != null) {
+			outstanding.add(deliveryTag());
+		}
 	}
 
 	private static long countedReturns(Message message) {
@@ -101,13 +121,64 @@ final class Acknowledgement {
 
 	void ack() {
 		if (this.done.compareAndSet(false, true)) {
-			try {
-				this.channel.basicAck(deliveryTag(), false);
+			sendAck();
+		}
+	}
+
+	private void sendAck() {
+		try {
+			this.channel.basicAck(deliveryTag(), false);
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.warn("Could not ack message " + Deliveries.describe(this.message) + " (" + ex.getMessage()
+					+ "); the broker will deliver it again");
+		}
+		finally {
+			settled();
+		}
+	}
+
+	/**
+	 * Ack processed deliveries of one channel: with a single {@code basic.ack(multiple)}
+	 * when no other delivery of the channel up to the last of them is outstanding, as
+	 * Spring AMQP acks a batch, else one by one.
+	 * @param acknowledgements the deliveries' acknowledgements, all of one channel
+	 */
+	static void ackAll(List<Acknowledgement> acknowledgements) {
+		if (acknowledgements.size() == 1) {
+			acknowledgements.get(0).ack();
+			return;
+		}
+		List<Acknowledgement> acking = new ArrayList<>(acknowledgements.size());
+		long last = -1;
+		for (Acknowledgement acknowledgement : acknowledgements) {
+			if (acknowledgement.done.compareAndSet(false, true)) {
+				acking.add(acknowledgement);
+				last = Math.max(last, acknowledgement.deliveryTag());
 			}
-			catch (IOException | RuntimeException ex) {
-				logger.warn("Could not ack message " + Deliveries.describe(this.message) + " (" + ex.getMessage()
-						+ "); the broker will deliver it again");
-			}
+		}
+		OutstandingDeliveries outstanding = acking.isEmpty() ? null : acking.get(0).outstanding;
+		if (outstanding == null || !outstanding.onlyThese(last, acking.size())) {
+			acking.forEach(Acknowledgement::sendAck);
+			return;
+		}
+		Acknowledgement lastOne = acking.get(acking.size() - 1);
+		try {
+			lastOne.channel.basicAck(last, true);
+		}
+		catch (IOException | RuntimeException ex) {
+			logger.warn("Could not ack " + acking.size() + " messages up to " + Deliveries.describe(lastOne.message)
+					+ " (" + ex.getMessage() + "); the broker will deliver them again");
+		}
+		finally {
+			acking.forEach(Acknowledgement::settled);
+		}
+	}
+
+	// Only once the settlement was sent: until then no multiple ack may cover it.
+	private void settled() {
+		if (this.outstanding != null) {
+			this.outstanding.remove(deliveryTag());
 		}
 	}
 
@@ -119,6 +190,9 @@ final class Acknowledgement {
 			catch (IOException | RuntimeException ex) {
 				logger.warn("Could not requeue message " + Deliveries.describe(this.message) + " (" + ex.getMessage()
 						+ "); the broker will deliver it again");
+			}
+			finally {
+				settled();
 			}
 		}
 	}
@@ -137,6 +211,9 @@ final class Acknowledgement {
 			catch (IOException | RuntimeException ex) {
 				logger.warn("Could not give message " + Deliveries.describe(this.message) + " back to its queue for "
 						+ "its retry (" + ex.getMessage() + "); the broker will deliver it again");
+			}
+			finally {
+				settled();
 			}
 		}
 	}

@@ -1,5 +1,8 @@
 package io.github.tieredretry.listener;
 
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.rabbitmq.client.AMQP;
@@ -25,12 +28,13 @@ import org.springframework.core.PriorityOrdered;
  * is dropped), and after-receive post-processors may rewrite the body (decompression).
  * The capturing converter and a first-in-line post-processor record the raw AMQP
  * properties and the original body on the consumer thread, which then invokes the
- * listener for that very message; the record is matched to the message by the identity of
- * its {@link MessageProperties}.
+ * listener for that very message, or for a batch of them (a consumer-side batch is
+ * converted message by message before the listener gets the list); each record is matched
+ * to its message by the identity of its {@link MessageProperties}.
  */
 final class DeliveryCapture {
 
-	private final ThreadLocal<Received> current = new ThreadLocal<>();
+	private final ThreadLocal<Map<MessageProperties, Received>> current = ThreadLocal.withInitial(IdentityHashMap::new);
 
 	private final MessagePropertiesConverter converter = new CapturingConverter();
 
@@ -60,13 +64,27 @@ final class DeliveryCapture {
 	 * The delivery behind a message, if it was captured on this thread; clears the
 	 * capture.
 	 * @param message the message the listener received
-	 * @return what was delivered, or {@code null} (a debatched fragment, or properties
-	 * replaced by a post-processor): the caller then falls back to the converted message
+	 * @return what was delivered, or {@code null} (properties replaced by a
+	 * post-processor): the caller then falls back to the converted message
 	 */
 	@Nullable Received take(Message message) {
-		Received received = this.current.get();
-		this.current.remove();
-		return (received != null && received.properties() == message.getMessageProperties()) ? received : null;
+		return take(List.of(message)).get(0);
+	}
+
+	/**
+	 * The deliveries behind the messages of a batch, if they were captured on this
+	 * thread; clears the capture.
+	 * @param messages the messages the listener received
+	 * @return what was delivered, per message, {@code null} where nothing was captured
+	 */
+	List<@Nullable Received> take(List<Message> messages) {
+		Map<MessageProperties, Received> captured = this.current.get();
+		List<@Nullable Received> received = new ArrayList<>(messages.size());
+		for (Message message : messages) {
+			received.add(captured.remove(message.getMessageProperties()));
+		}
+		captured.clear();
+		return received;
 	}
 
 	private final class CapturingConverter extends DefaultMessagePropertiesConverter {
@@ -76,7 +94,7 @@ final class DeliveryCapture {
 				String charset) {
 			MessageProperties properties = super.toMessageProperties(source, envelope, charset);
 			sanitizeRetryCount(source.getHeaders(), properties);
-			DeliveryCapture.this.current.set(new Received(properties, source, null));
+			DeliveryCapture.this.current.get().put(properties, new Received(properties, source, null));
 			return properties;
 		}
 
@@ -99,11 +117,11 @@ final class DeliveryCapture {
 
 		@Override
 		public Message postProcessMessage(Message message) {
-			Received received = DeliveryCapture.this.current.get();
-			if (received != null && received.properties() == message.getMessageProperties()
-					&& received.body() == null) {
-				DeliveryCapture.this.current
-					.set(new Received(received.properties(), received.raw(), message.getBody()));
+			Map<MessageProperties, Received> captured = DeliveryCapture.this.current.get();
+			Received received = captured.get(message.getMessageProperties());
+			if (received != null && received.body() == null) {
+				captured.put(received.properties(),
+						new Received(received.properties(), received.raw(), message.getBody()));
 			}
 			return message;
 		}

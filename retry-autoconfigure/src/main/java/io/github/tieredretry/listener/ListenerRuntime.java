@@ -28,11 +28,12 @@ import io.github.tieredretry.observation.RetryObservations;
  * @param heldMessages messages that go back to their queue after a pause
  * @param classifiers the application's failure classifiers, in order
  * @param observations observes forwards
+ * @param async the attempts of asynchronous listeners that are still running
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings, String parkingLot,
 		RetryEventPublisher events, HeldMessages heldMessages, List<RetryFailureClassifier> classifiers,
-		RetryObservations observations) {
+		RetryObservations observations, AsyncAttempts async) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 
@@ -30,9 +31,12 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.AcknowledgeMode;
+import org.springframework.amqp.core.BatchMessageListener;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.core.MessageListenerContainer;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.RabbitHandler;
+import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.StatefulRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
@@ -42,10 +46,13 @@ import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.MultiMethodRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageListener;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.core.BridgeMethodResolver;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.messaging.handler.annotation.SendTo;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -65,6 +72,15 @@ public final class RetryableListenerInstaller {
 	/** How many evenly spaced draws of a jittered delay the startup notice looks at. */
 	private static final int JITTER_SAMPLES = 100;
 
+	private static final String MONO = "reactor.core.publisher.Mono";
+
+	/** Return types that produce a stream of values, not one outcome. */
+	private static final Set<String> STREAMS = Set.of("reactor.core.publisher.Flux", "kotlinx.coroutines.flow.Flow",
+			"org.reactivestreams.Publisher", "java.util.concurrent.Flow$Publisher");
+
+	/** How long stopping waits for attempts of asynchronous listeners still running. */
+	private static final Duration STOPPING_WAIT = Duration.ofSeconds(5);
+
 	private final ListenerPolicies policies;
 
 	private final TierLadder tiers;
@@ -80,6 +96,8 @@ public final class RetryableListenerInstaller {
 	private final RetryBackends backends;
 
 	private final DeclaredQueues declaredQueues;
+
+	private final Duration asyncAttemptTimeout;
 
 	/**
 	 * Create the installer.
@@ -97,19 +115,22 @@ public final class RetryableListenerInstaller {
 	 * @param observations observes forwards
 	 * @param backends chooses each listener's backend once the broker's version is known
 	 * @param declaredQueues the application's queue beans
+	 * @param asyncAttemptTimeout how long an attempt of an asynchronous listener may take
 	 * @param clock the clock
 	 */
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
 			ListenerGates gates, List<RetryFailureClassifier> classifiers, RetryObservations observations,
-			RetryBackends backends, DeclaredQueues declaredQueues, Clock clock) {
+			RetryBackends backends, DeclaredQueues declaredQueues, Duration asyncAttemptTimeout, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
+		this.asyncAttemptTimeout = asyncAttemptTimeout;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
 				failureMaxPause, headerSettings, topology.parkingLot(), events, new HeldMessages(executors),
-				List.copyOf(classifiers), observations);
+				List.copyOf(classifiers), observations,
+				new AsyncAttempts(executors, asyncAttemptTimeout, observations));
 		this.registry = registry;
 		this.gates = gates;
 		this.backends = backends;
@@ -144,7 +165,8 @@ public final class RetryableListenerInstaller {
 					+ this.tiers);
 			return;
 		}
-		checkSupported(listener, handlers, endpoint, container, factory);
+		boolean batch = checkSupported(listener, beanClass, handlers, endpoint, container, factory);
+		boolean async = handlers.stream().anyMatch(RetryableListenerInstaller::isAsync);
 		AbstractMessageListenerContainer listenerContainer = (AbstractMessageListenerContainer) container;
 		EffectiveRetryPolicy policy = this.policies.resolve(annotation, listener);
 		MessageListener original = listenerContainer.getMessageListener();
@@ -165,19 +187,38 @@ public final class RetryableListenerInstaller {
 		ListenerBackend backend = new ListenerBackend(listener, requested, policy,
 				queues.stream().map((queue) -> this.declaredQueues.facts(queue, listener, policy, requested)).toList());
 		this.backends.register(backend);
-		listenerContainer.setMessageListener(new RetryingMessageListener(original, info,
-				new RetryDecider(this.tiers, policy), this.runtime, sender, notifications, gate, backend));
+		InvocationCapture invocations = (async || batch) ? InvocationCapture.install(original) : null;
+		if (async && invocations == null) {
+			throw new RetryableListenerConfigurationException(listener,
+					"its asynchronous results cannot be followed (its container's listener is "
+							+ original.getClass().getName() + ")",
+					"Asynchronous retryable listeners need Spring AMQP's adapter of a @RabbitListener method.");
+		}
+		if (batch && !(original instanceof ChannelAwareBatchMessageListener
+				|| original instanceof BatchMessageListener)) {
+			throw new RetryableListenerConfigurationException(listener,
+					"its container delivers batches, but its listener " + original.getClass().getName()
+							+ " takes single messages",
+					"Declare the method with a List parameter and @RabbitListener(batch = \"true\").");
+		}
+		DeliveryOutcomes outcomes = new DeliveryOutcomes(info, new RetryDecider(this.tiers, policy), this.runtime,
+				sender, notifications, gate, backend);
+		listenerContainer.setMessageListener(batch ? new RetryingBatchMessageListener(original, outcomes, invocations)
+				: new RetryingMessageListener(original, outcomes, invocations));
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is
-		// then parked).
+		// then parked): the container splits none, not even for consumer-side batching,
+		// which turns its splitting on when it starts.
 		listenerContainer.setDeBatchingEnabled(false);
+		listenerContainer.setBatchingStrategy(new ProducerBatchesKeptWhole());
 		listenerContainer.setMessagePropertiesConverter(this.runtime.capture().converter());
 		listenerContainer.addAfterReceivePostProcessors(this.runtime.capture().bodyCapture());
 		queues.forEach(this.topology::registerWorkQueue);
 		this.registry.applied(info, listenerContainer);
 		warnAboutInexactDelays(listener, policy);
 		if (logger.isInfoEnabled()) {
-			logger.info("Tiered retries for " + listener + " on " + queues + ": " + policy + ", tiers " + this.tiers
-					+ ", " + breaker.describe());
+			String shape = (batch ? "batch " : "") + (async ? "asynchronous " : "");
+			logger.info("Tiered retries for " + shape + listener + " on " + queues + ": " + policy + ", tiers "
+					+ this.tiers + ", " + breaker.describe());
 		}
 	}
 
@@ -192,6 +233,11 @@ public final class RetryableListenerInstaller {
 	 * close their channels.
 	 */
 	public void stopping() {
+		// Asynchronous attempts still running get a moment to end; those that do not go
+		// back to their queue with the held messages.
+		this.runtime.async()
+			.stopping(
+					(this.asyncAttemptTimeout.compareTo(STOPPING_WAIT) < 0) ? this.asyncAttemptTimeout : STOPPING_WAIT);
 		this.gates.stopping();
 		this.runtime.heldMessages().requeueAllNow();
 		this.runtime.forwarder().releaseHeld();
@@ -235,29 +281,20 @@ public final class RetryableListenerInstaller {
 			.toList();
 	}
 
-	private static void checkSupported(String listener, List<Method> handlers, RabbitListenerEndpoint endpoint,
-			MessageListenerContainer container, Object factory) {
-		for (Method handler : handlers) {
-			if (isAsync(handler)) {
-				throw new RetryableListenerConfigurationException(listener,
-						"asynchronous listeners (returning " + handler.getReturnType().getSimpleName()
-								+ ") are not supported",
-						"Their failures are reported after the container has moved on, so a retry could not be "
-								+ "tied to the acknowledgement. Make the listener method return void or a value.");
-			}
-		}
+	// Refuses what cannot be retried safely; returns whether the listener takes batches.
+	private static boolean checkSupported(String listener, Class<?> beanClass, List<Method> handlers,
+			RabbitListenerEndpoint endpoint, MessageListenerContainer container, Object factory) {
 		if (!(container instanceof AbstractMessageListenerContainer listenerContainer)) {
 			throw new RetryableListenerConfigurationException(listener,
 					"its container " + container.getClass().getName() + " is not supported",
 					"Use a SimpleRabbitListenerContainerFactory or DirectRabbitListenerContainerFactory "
 							+ "(Spring Boot's default factories are both supported).");
 		}
-		if (Boolean.TRUE.equals(endpoint.getBatchListener())
+		boolean batch = Boolean.TRUE.equals(endpoint.getBatchListener())
 				|| (listenerContainer instanceof SimpleMessageListenerContainer simple
-						&& simple.isConsumerBatchEnabled())) {
-			throw new RetryableListenerConfigurationException(listener, "batch listeners are not supported",
-					"A batch fails as a whole, so no single message could be retried or parked. Consume single "
-							+ "messages (remove batch = \"true\" / consumerBatchEnabled) for this listener.");
+						&& simple.isConsumerBatchEnabled());
+		for (Method handler : handlers) {
+			checkReturnType(listener, beanClass, handler, batch);
 		}
 		if (!listenerContainer.isExposeListenerChannel()) {
 			throw new RetryableListenerConfigurationException(listener, "exposeListenerChannel=false is not supported",
@@ -278,6 +315,37 @@ public final class RetryableListenerInstaller {
 									+ "retry.defaults.immediate-retries for quick in-place retries.");
 				}
 			}
+		}
+		return batch;
+	}
+
+	private static void checkReturnType(String listener, Class<?> beanClass, Method handler, boolean batch) {
+		Class<?> returnType = handler.getReturnType();
+		String returned = returnType.getSimpleName();
+		if (!isAsync(handler)
+				&& (Future.class.isAssignableFrom(returnType) || CompletionStage.class.isAssignableFrom(returnType))) {
+			throw new RetryableListenerConfigurationException(listener,
+					"it returns " + returned + ", which Spring AMQP sends as a reply rather than waiting for it",
+					"Return CompletableFuture (or a Reactor Mono) for an asynchronous listener, or void.");
+		}
+		if (STREAMS.contains(returnType.getName())) {
+			throw new RetryableListenerConfigurationException(listener,
+					"it returns a stream of values (" + returned + "), which has no single outcome to retry",
+					"Return a Mono or a CompletableFuture that completes when the message is processed, or void.");
+		}
+		if (isAsync(handler) && (AnnotatedElementUtils.hasAnnotation(handler, SendTo.class)
+				|| AnnotatedElementUtils.hasAnnotation(beanClass, SendTo.class))) {
+			throw new RetryableListenerConfigurationException(listener,
+					"it is asynchronous and has @SendTo: the starter follows its result itself, so the result "
+							+ "would not be sent as a reply",
+					"Remove @SendTo and send the reply from the listener, or return the reply synchronously.");
+		}
+		if (batch && !isAsync(handler) && returnType != void.class && returnType != Void.class) {
+			throw new RetryableListenerConfigurationException(listener,
+					"it is a batch listener that returns " + returned + ": Spring AMQP fails a batch listener that "
+							+ "returns a value after it has returned (batch listeners send no replies), so every "
+							+ "message would be retried",
+					"Make the method return void, or a CompletableFuture or Mono for an asynchronous batch listener.");
 		}
 	}
 
@@ -307,6 +375,8 @@ public final class RetryableListenerInstaller {
 				why + " " + remedy + ((ackMode == AcknowledgeMode.MANUAL) ? ", and let the listener throw." : "."));
 	}
 
+	// Whether Spring AMQP treats the method as asynchronous: it returns a
+	// CompletableFuture or a Mono, or is a Kotlin suspend function (run as a Mono).
 	// By class name: the RabbitMQ AMQP 1.0 client (spring-rabbitmq-client) is optional.
 	private static boolean isAmqpClientContainer(MessageListenerContainer container) {
 		for (Class<?> type = container.getClass(); type != null; type = type.getSuperclass()) {
@@ -317,17 +387,39 @@ public final class RetryableListenerInstaller {
 		return false;
 	}
 
-	static boolean isAsync(Method handler) {
+	/**
+	 * Whether a handler's result completes later: a future, a Mono or a stream, or a
+	 * Kotlin suspend function.
+	 * @param handler the handler
+	 * @return whether its outcome is not known when it returns
+	 */
+	static boolean completesLater(Method handler) {
 		Class<?> returnType = handler.getReturnType();
-		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)) {
-			return true;
+		return isAsync(handler) || CompletionStage.class.isAssignableFrom(returnType)
+				|| Future.class.isAssignableFrom(returnType) || STREAMS.contains(returnType.getName());
+	}
+
+	private static boolean isAsync(Method handler) {
+		Class<?> returnType = handler.getReturnType();
+		return CompletableFuture.class.isAssignableFrom(returnType) || MONO.equals(returnType.getName())
+				|| KotlinDetector.isSuspendingFunction(handler);
+	}
+
+	/**
+	 * A batching strategy that splits no producer-side batch, so that such a batch
+	 * reaches the wrapper whole, as the one delivery it is.
+	 */
+	private static final class ProducerBatchesKeptWhole extends SimpleBatchingStrategy {
+
+		ProducerBatchesKeptWhole() {
+			super(0, 0, 0L);
 		}
-		if ("reactor.core.publisher.Mono".equals(returnType.getName())) {
-			return true;
+
+		@Override
+		public boolean canDebatch(MessageProperties properties) {
+			return false;
 		}
-		Class<?>[] parameters = handler.getParameterTypes();
-		return parameters.length > 0
-				&& "kotlin.coroutines.Continuation".equals(parameters[parameters.length - 1].getName());
+
 	}
 
 	private void warnAboutInexactDelays(String listener, EffectiveRetryPolicy policy) {

@@ -91,6 +91,15 @@ public final class RetryObservations {
 	}
 
 	/**
+	 * The observation current on the calling thread (on a consumer thread, Spring AMQP's
+	 * listener observation), for work that continues on another thread.
+	 * @return the observation, or {@code null}
+	 */
+	public @Nullable Observation currentObservation() {
+		return this.registry.getCurrentObservation();
+	}
+
+	/**
 	 * Stop an observation when what it observes is settled, on whichever thread settled
 	 * it.
 	 * @param observation the observation

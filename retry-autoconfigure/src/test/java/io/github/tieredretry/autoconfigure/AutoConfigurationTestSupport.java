@@ -2,12 +2,15 @@ package io.github.tieredretry.autoconfigure;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
 import io.github.tieredretry.testbrokers.Ports;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Queue;
@@ -28,6 +31,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
+import org.springframework.messaging.handler.annotation.SendTo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -314,7 +318,7 @@ abstract class AutoConfigurationTestSupport {
 
 	static class BatchListener {
 
-		@RabbitListener(queues = "orders", batch = "true")
+		@RabbitListener(id = "batch", queues = "orders", batch = "true")
 		@RetryableListener
 		void onOrders(List<String> orders) {
 		}
@@ -323,7 +327,7 @@ abstract class AutoConfigurationTestSupport {
 
 	static class ConsumerBatchListener {
 
-		@RabbitListener(queues = "orders")
+		@RabbitListener(id = "consumer-batch", queues = "orders")
 		@RetryableListener
 		void onOrders(List<String> orders) {
 		}
@@ -332,10 +336,61 @@ abstract class AutoConfigurationTestSupport {
 
 	static class AsyncListener {
 
-		@RabbitListener(queues = "orders")
+		@RabbitListener(id = "async", queues = "orders")
 		@RetryableListener
 		CompletableFuture<Void> onOrder(String order) {
 			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	static class MonoListener {
+
+		@RabbitListener(id = "mono", queues = "orders")
+		@RetryableListener
+		Mono<Void> onOrder(String order) {
+			return Mono.empty();
+		}
+
+	}
+
+	static class ValueReturningBatchListener {
+
+		@RabbitListener(queues = "orders", batch = "true")
+		@RetryableListener
+		String onOrders(List<String> orders) {
+			return "done";
+		}
+
+	}
+
+	static class CompletionStageListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener
+		CompletionStage<Void> onOrder(String order) {
+			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	static class FluxListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener
+		Flux<String> onOrder(String order) {
+			return Flux.just(order);
+		}
+
+	}
+
+	static class AsyncReplyingListener {
+
+		@RabbitListener(queues = "orders")
+		@RetryableListener
+		@SendTo("replies")
+		CompletableFuture<String> onOrder(String order) {
+			return CompletableFuture.completedFuture(order);
 		}
 
 	}

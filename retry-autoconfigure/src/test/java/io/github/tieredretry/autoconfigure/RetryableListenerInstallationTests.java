@@ -8,6 +8,11 @@ import io.github.tieredretry.listener.RetryableListenerRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.amqp.rabbit.batch.BatchingStrategy;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
+import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.core.NestedExceptionUtils;
@@ -265,24 +270,75 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	}
 
 	@Test
-	void batchListenerFailsStartupNamingTheListener() {
-		this.contextRunner.withUserConfiguration(BatchListener.class)
-			.run(failsWith("BatchListener#onOrders", "batch listeners are not supported"));
+	void batchListenerIsWrappedByTheBatchWrapper() {
+		this.contextRunner.withUserConfiguration(BatchListener.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(listenerOf(context, "batch").getClass().getSimpleName())
+				.isEqualTo("RetryingBatchMessageListener");
+		});
 	}
 
 	@Test
-	void consumerBatchContainerFailsStartupNamingTheListener() {
+	void consumerBatchListenerIsWrappedByTheBatchWrapperAndItsContainerSplitsNoProducerBatch() {
 		this.contextRunner
 			.withPropertyValues("spring.rabbitmq.listener.simple.consumer-batch-enabled=true",
 					"spring.rabbitmq.listener.simple.batch-size=10")
 			.withUserConfiguration(ConsumerBatchListener.class)
-			.run(failsWith("ConsumerBatchListener#onOrders", "batch listeners are not supported"));
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(listenerOf(context, "consumer-batch").getClass().getSimpleName())
+					.isEqualTo("RetryingBatchMessageListener");
+				SimpleMessageListenerContainer container = (SimpleMessageListenerContainer) context
+					.getBean(RabbitListenerEndpointRegistry.class)
+					.getListenerContainer("consumer-batch");
+				assertThat(container.isConsumerBatchEnabled()).isTrue();
+				BatchingStrategy strategy = (BatchingStrategy) new DirectFieldAccessor(container)
+					.getPropertyValue("batchingStrategy");
+				MessageProperties producerBatch = new MessageProperties();
+				producerBatch.setHeader(MessageProperties.SPRING_BATCH_FORMAT,
+						MessageProperties.BATCH_FORMAT_LENGTH_HEADER4);
+				assertThat(strategy.canDebatch(producerBatch)).isFalse();
+			});
 	}
 
 	@Test
-	void asynchronousListenerFailsStartupNamingTheListenerAndItsReturnType() {
-		this.contextRunner.withUserConfiguration(AsyncListener.class)
-			.run(failsWith("AsyncListener#onOrder", "asynchronous listeners (returning CompletableFuture)"));
+	void asynchronousListenersAreWrappedAndTheirResultsAreFollowedByTheStarter() {
+		this.contextRunner.withUserConfiguration(AsyncListener.class, MonoListener.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			for (String id : List.of("async", "mono")) {
+				Object wrapper = listenerOf(context, id);
+				assertThat(wrapper.getClass().getSimpleName()).isEqualTo("RetryingMessageListener");
+				// Pins the private fields of Spring AMQP's adapter that the capture
+				// reads.
+				Object adapter = new DirectFieldAccessor(wrapper).getPropertyValue("delegate");
+				assertThat(new DirectFieldAccessor(adapter).getPropertyValue("handlerAdapter").getClass().getName())
+					.endsWith("InvocationCapture$CapturingHandlerAdapter");
+			}
+		});
+	}
+
+	@Test
+	void batchListenerThatReturnsAValueFailsStartupSayingWhy() {
+		this.contextRunner.withUserConfiguration(ValueReturningBatchListener.class)
+			.run(failsWith("ValueReturningBatchListener#onOrders", "batch listener that returns String"));
+	}
+
+	@Test
+	void listenerReturningACompletionStageFailsStartupSayingItIsSentAsAReply() {
+		this.contextRunner.withUserConfiguration(CompletionStageListener.class)
+			.run(failsWith("CompletionStageListener#onOrder", "returns CompletionStage", "sends as a reply"));
+	}
+
+	@Test
+	void listenerReturningAFluxFailsStartupSayingAStreamHasNoSingleOutcome() {
+		this.contextRunner.withUserConfiguration(FluxListener.class)
+			.run(failsWith("FluxListener#onOrder", "stream of values (Flux)"));
+	}
+
+	@Test
+	void asynchronousListenerWithSendToFailsStartupSayingTheReplyWouldNotBeSent() {
+		this.contextRunner.withUserConfiguration(AsyncReplyingListener.class)
+			.run(failsWith("AsyncReplyingListener#onOrder", "asynchronous and has @SendTo"));
 	}
 
 	@Test

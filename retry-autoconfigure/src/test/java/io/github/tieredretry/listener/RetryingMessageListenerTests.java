@@ -36,16 +36,19 @@ import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.mockito.ArgumentCaptor;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
 import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.BatchMessageListener;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.listener.ListenerExecutionFailedException;
+import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageListener;
 import org.springframework.amqp.support.converter.MessageConversionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,9 +60,11 @@ import static org.mockito.ArgumentMatchers.anyLong;
 import static org.mockito.ArgumentMatchers.anyString;
 import static org.mockito.ArgumentMatchers.eq;
 import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
 import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.never;
 import static org.mockito.Mockito.timeout;
+import static org.mockito.Mockito.times;
 import static org.mockito.Mockito.verify;
 
 /**
@@ -97,6 +102,8 @@ class RetryingMessageListenerTests {
 	private final List<RetryFailureClassifier> classifiers = new ArrayList<>();
 
 	private Duration failurePause = Duration.ZERO;
+
+	private Duration asyncAttemptTimeout = Duration.ofSeconds(5);
 
 	@BeforeEach
 	void forwardsWaitForTheTestsConfirm() {
@@ -648,40 +655,433 @@ class RetryingMessageListenerTests {
 			.containsEntry(RetryHeaders.COUNT, 1L);
 	}
 
+	/**
+	 * A batch listener: each message of a batch is acked, retried or parked on its own.
+	 */
+	@Nested
+	class BatchListeners {
+
+		private final List<List<Message>> calls = new CopyOnWriteArrayList<>();
+
+		@Test
+		void messagesBeforeTheNamedOneAreAckedItIsRetriedAndTheOnesAfterItAreCalledAgainAtOnce() throws Exception {
+			List<Message> batch = batch(5);
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				if (messages.size() == 5) {
+					throw new BatchListenerFailedException("order 2 not paid",
+							new IllegalStateException("payment down"), 2);
+				}
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
+
+			assertThat(this.calls).extracting(List::size).containsExactly(5, 2);
+			assertThat(this.calls.get(1)).containsExactly(batch.get(3), batch.get(4));
+			for (long tag : List.of(1L, 2L, 4L, 5L)) {
+				verifyAcked(tag);
+			}
+			AMQP.BasicProperties forwarded = forwardedToTier();
+			assertThat(forwarded.getMessageId()).isEqualTo("m-3");
+			assertThat(forwarded.getHeaders()).containsEntry(RetryHeaders.COUNT, 1L)
+				.containsEntry(RetryHeaders.EXCEPTION, IllegalStateException.class.getName())
+				.containsEntry(RetryHeaders.ERROR, "payment down");
+			RetryingMessageListenerTests.this.confirm.complete(null);
+			verifyAcked(3);
+		}
+
+		@Test
+		void processedMessagesOfABatchAreAckedWithOneMultipleAckAsSpringAcksAPlainBatch() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.channel).basicAck(3, true);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(false));
+		}
+
+		@Test
+		void processedMessagesAreAckedOneByOneWhileAnEarlierMessageOfTheirChannelWaitsForItsForward() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				if (this.calls.size() == 1) {
+					throw new BatchListenerFailedException("first failed", new IllegalStateException("down"), 0);
+				}
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(2), RetryingMessageListenerTests.this.channel);
+			wrapper.onMessageBatch(List.of(message(3, 0, null), message(4, 0, null)),
+					RetryingMessageListenerTests.this.channel);
+
+			// Tag 1 waits for its forward's confirm: a multiple ack would settle it too.
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(true));
+			for (long tag : List.of(2L, 3L, 4L)) {
+				verify(RetryingMessageListenerTests.this.channel).basicAck(tag, false);
+			}
+			RetryingMessageListenerTests.this.confirm.complete(null);
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(1, false);
+		}
+
+		@Test
+		void severalNamedFailuresAreEachRetriedOrParkedOnTheirOwnAndTheOthersAcked() throws Exception {
+			List<Message> batch = List.of(message(1, 0, null), retried(2, 3, NOW.minusSeconds(70), NOW),
+					message(3, 0, null), message(4, 0, null));
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				throw new BatchListenerFailedException("two failed", Map.of(0, new IllegalStateException("first down"),
+						1, new IllegalStateException("second down"), 3, new IllegalArgumentException("bad order")));
+			}, policy(3, 0, List.of(IllegalArgumentException.class)));
+
+			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
+
+			verifyAcked(3);
+			ArgumentCaptor<AMQP.BasicProperties> toTier = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder).toTier(eq(QUEUE), toTier.capture(), eq(BODY));
+			assertThat(toTier.getValue().getMessageId()).isEqualTo("m-1");
+			assertThat(toTier.getValue().getHeaders()).containsEntry(RetryHeaders.COUNT, 1L)
+				.containsEntry(RetryHeaders.ERROR, "first down");
+			ArgumentCaptor<AMQP.BasicProperties> parked = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder, times(2)).toParkingLot(parked.capture(), eq(BODY));
+			assertThat(parked.getAllValues()).satisfiesExactlyInAnyOrder((exhausted) -> {
+				assertThat(exhausted.getMessageId()).isEqualTo("m-2");
+				assertThat(exhausted.getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "exhausted")
+					.containsEntry(RetryHeaders.COUNT, 3L)
+					.containsEntry(RetryHeaders.ERROR, "second down");
+			}, (notRetryable) -> {
+				assertThat(notRetryable.getMessageId()).isEqualTo("m-4");
+				assertThat(notRetryable.getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable");
+			});
+			assertThat(this.calls).hasSize(1);
+		}
+
+		@Test
+		void anyOtherFailureFailsEveryMessageOfTheBatch() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				throw new IllegalStateException("database down");
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.forwarder, times(3)).toTier(eq(QUEUE),
+					any(AMQP.BasicProperties.class), eq(BODY));
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+		}
+
+		@Test
+		void namedIndexOutsideTheBatchFailsEveryMessage() throws Exception {
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				throw new BatchListenerFailedException("wrong index", new IllegalStateException("down"), 7);
+			}, policy(3));
+
+			wrapper.onMessageBatch(batch(2), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.forwarder, times(2)).toTier(eq(QUEUE),
+					any(AMQP.BasicProperties.class), eq(BODY));
+		}
+
+		@Test
+		void immediateRetriesCallTheListenerAgainWithTheFailedMessagesOnly() throws Exception {
+			List<Message> batch = batch(3);
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				if (this.calls.size() == 1) {
+					throw new BatchListenerFailedException("one failed", Map.of(1, new IllegalStateException("blip")));
+				}
+			}, policy(3, 1, List.of()));
+
+			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
+
+			assertThat(this.calls).extracting(List::size).containsExactly(3, 1);
+			assertThat(this.calls.get(1)).containsExactly(batch.get(1));
+			verifyNothingForwarded();
+			for (long tag : List.of(1L, 2L, 3L)) {
+				verifyAcked(tag);
+			}
+		}
+
+		@Test
+		void messageTheAdapterCouldNotConvertIsParkedInsteadOfDroppedByItsReject() throws Exception {
+			List<Message> batch = batch(2);
+			RetryingBatchMessageListener wrapper = new RetryingBatchMessageListener(
+					(ChannelAwareBatchMessageListener) (messages, adapterChannel) -> {
+						try {
+							adapterChannel.basicReject(2, false);
+						}
+						catch (java.io.IOException ex) {
+							throw new IllegalStateException(ex);
+						}
+						this.calls.add(messages);
+					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))), null);
+
+			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.channel, never()).basicReject(anyLong(), anyBoolean());
+			verifyAcked(1);
+			assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable")
+				.containsEntry(RetryHeaders.EXCEPTION, MessageConversionException.class.getName());
+		}
+
+		@Test
+		void onTheBrokerBackendEachFailedMessageGoesBackToItsQueueWithARejectForItsRetry() throws Exception {
+			EffectiveRetryPolicy linear = linearPolicy(3);
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+				throw new BatchListenerFailedException("one failed", Map.of(1, new IllegalStateException("down")));
+			}, onTheBroker(linear), linear);
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.channel).basicReject(2, true);
+			verifyAcked(1);
+			verifyAcked(3);
+			verifyNothingForwarded();
+		}
+
+		@Test
+		void messageOfABatchListenerOutsideAConsumerBatchIsABatchOfOne() throws Exception {
+			Message message = message(9, 0, null);
+			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
+			}, policy(3));
+
+			wrapper.onMessage(message, RetryingMessageListenerTests.this.channel);
+
+			assertThat(this.calls).singleElement().satisfies((call) -> assertThat(call).containsExactly(message));
+			verifyAcked(9);
+		}
+
+		@Test
+		void asynchronousBatchListenerWhoseResultNamesAFailureHasItRetriedAndTheOthersAckedOnAListenerThread()
+				throws Exception {
+			InvocationCapture invocations = new InvocationCapture();
+			CompletableFuture<Void> result = new CompletableFuture<>();
+			RetryingBatchMessageListener wrapper = new RetryingBatchMessageListener(
+					(BatchMessageListener) (messages) -> {
+						this.calls.add(List.copyOf(messages));
+						invocations.captured(messages, result);
+					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))), invocations);
+
+			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+			result.completeExceptionally(
+					new BatchListenerFailedException("one failed", Map.of(2, new IllegalStateException("third down"))));
+
+			verifyAcked(1);
+			verifyAcked(2);
+			ArgumentCaptor<AMQP.BasicProperties> forwarded = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder, timeout(5000)).toTier(eq(QUEUE), forwarded.capture(),
+					eq(BODY));
+			assertThat(forwarded.getValue().getMessageId()).isEqualTo("m-3");
+			assertThat(this.calls).hasSize(1);
+		}
+
+		private RetryingBatchMessageListener batchWrapper(java.util.function.Consumer<List<Message>> listener,
+				EffectiveRetryPolicy policy) {
+			return batchWrapper(listener, onTheTiers(policy), policy);
+		}
+
+		private RetryingBatchMessageListener batchWrapper(java.util.function.Consumer<List<Message>> listener,
+				ListenerBackend backend, EffectiveRetryPolicy policy) {
+			BatchMessageListener delegate = (messages) -> {
+				this.calls.add(List.copyOf(messages));
+				listener.accept(messages);
+			};
+			return new RetryingBatchMessageListener(delegate,
+					outcomes(policy, RetryingMessageListenerTests.this.gate, backend), null);
+		}
+
+		private List<Message> batch(int size) {
+			List<Message> batch = new ArrayList<>();
+			for (int tag = 1; tag <= size; tag++) {
+				batch.add(message(tag, 0, null));
+			}
+			return batch;
+		}
+
+	}
+
+	/**
+	 * An asynchronous listener: its result's completion is its attempt's outcome, handled
+	 * on the starter's listener threads.
+	 */
+	@Nested
+	class AsynchronousListeners {
+
+		private final InvocationCapture invocations = new InvocationCapture();
+
+		private final List<String> ackThreads = new CopyOnWriteArrayList<>();
+
+		@BeforeEach
+		void recordTheThreadsThatAck() throws Exception {
+			willAnswer((invocation) -> this.ackThreads.add(Thread.currentThread().getName()))
+				.given(RetryingMessageListenerTests.this.channel)
+				.basicAck(anyLong(), anyBoolean());
+		}
+
+		@Test
+		void futureThatSucceedsIsAckedByAListenerThreadNotTheThreadThatCompletedIt() throws Exception {
+			CompletableFuture<Void> result = new CompletableFuture<>();
+			RetryingMessageListener wrapper = asyncWrapper((message) -> result, policy(3));
+
+			wrapper.onMessage(message(1, 0, null), RetryingMessageListenerTests.this.channel);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+			Thread completing = new Thread(() -> result.complete(null), "netty-event-loop");
+			completing.start();
+			completing.join();
+
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(1, false);
+			assertThat(this.ackThreads).singleElement().asString().startsWith("tiered-retry-listener-");
+		}
+
+		@Test
+		void futureThatFailsIsRetriedAndItsOriginalAckedOnlyOnceTheForwardIsConfirmed() throws Exception {
+			CompletableFuture<Void> result = new CompletableFuture<>();
+			RetryingMessageListener wrapper = asyncWrapper((message) -> result, policy(3));
+
+			wrapper.onMessage(message(2, 0, null), RetryingMessageListenerTests.this.channel);
+			result.completeExceptionally(new IllegalStateException("downstream 503"));
+
+			ArgumentCaptor<AMQP.BasicProperties> forwarded = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder, timeout(5000)).toTier(eq(QUEUE), forwarded.capture(),
+					eq(BODY));
+			assertThat(forwarded.getValue().getHeaders()).containsEntry(RetryHeaders.COUNT, 1L)
+				.containsEntry(RetryHeaders.EXCEPTION, IllegalStateException.class.getName())
+				.containsEntry(RetryHeaders.ERROR, "downstream 503");
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+			RetryingMessageListenerTests.this.confirm.complete(null);
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(2, false);
+		}
+
+		@Test
+		void futureThatDoesNotCompleteWithinTheAttemptTimeoutIsCancelledAndRetried() throws Exception {
+			RetryingMessageListenerTests.this.asyncAttemptTimeout = Duration.ofMillis(200);
+			CompletableFuture<Void> result = new CompletableFuture<>();
+			RetryingMessageListener wrapper = asyncWrapper((message) -> result, policy(3));
+
+			wrapper.onMessage(message(3, 0, null), RetryingMessageListenerTests.this.channel);
+
+			ArgumentCaptor<AMQP.BasicProperties> forwarded = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
+			verify(RetryingMessageListenerTests.this.forwarder, timeout(5000)).toTier(eq(QUEUE), forwarded.capture(),
+					eq(BODY));
+			assertThat(result).isCancelled();
+			assertThat(forwarded.getValue().getHeaders()).containsEntry(RetryHeaders.EXCEPTION,
+					AsyncAttemptTimeoutException.class.getName());
+		}
+
+		@Test
+		void immediateRetriesOfAnAsynchronousListenerCallItAgainOnceItsResultFailed() throws Exception {
+			AtomicInteger calls = new AtomicInteger();
+			RetryingMessageListener wrapper = asyncWrapper((message) -> (calls.incrementAndGet() < 3)
+					? CompletableFuture.failedFuture(new IllegalStateException("blip"))
+					: CompletableFuture.completedFuture(null), policy(3, 2, List.of()));
+
+			wrapper.onMessage(message(4, 0, null), RetryingMessageListenerTests.this.channel);
+
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(4, false);
+			assertThat(calls).hasValue(3);
+			verifyNothingForwarded();
+		}
+
+		@Test
+		void listenerThatThrowsBeforeReturningItsResultFailsLikeASynchronousOne() throws Exception {
+			RetryingMessageListener wrapper = asyncWrapper((message) -> {
+				throw new IllegalStateException("could not even start");
+			}, policy(3));
+
+			wrapper.onMessage(message(5, 0, null), RetryingMessageListenerTests.this.channel);
+
+			assertThat(forwardedToTier().getHeaders()).containsEntry(RetryHeaders.ERROR, "could not even start");
+		}
+
+		@Test
+		void probeOfAnAsynchronousListenerWaitsForItsOutcomeAndAFailedOneIsHeldForTheNextProbe() throws Exception {
+			RecordingGate probing = new RecordingGate(ListenerGate.Passage.PROBE);
+			AtomicInteger calls = new AtomicInteger();
+			RetryingMessageListener wrapper = new RetryingMessageListener((MessageListener) (message) -> {
+				int call = calls.incrementAndGet();
+				this.invocations.captured(message,
+						(call == 1) ? CompletableFuture.failedFuture(new IllegalStateException("still down"))
+								: CompletableFuture.completedFuture(null));
+			}, outcomes(policy(3), probing, onTheTiers(policy(3))), this.invocations);
+
+			wrapper.onMessage(message(6, 0, null), RetryingMessageListenerTests.this.channel);
+
+			assertThat(probing.outcomes).containsExactly("failed", "succeeded");
+			assertThat(this.ackThreads).singleElement().asString().isEqualTo(Thread.currentThread().getName());
+			verifyNothingForwarded();
+		}
+
+		private RetryingMessageListener asyncWrapper(java.util.function.Function<Message, Object> listener,
+				EffectiveRetryPolicy policy) {
+			MessageListener delegate = (message) -> this.invocations.captured(message, listener.apply(message));
+			return new RetryingMessageListener(delegate,
+					outcomes(policy, RetryingMessageListenerTests.this.gate, onTheTiers(policy)), this.invocations);
+		}
+
+	}
+
+	// Acked on its own, or by a multiple ack up to a later tag.
+	private void verifyAcked(long deliveryTag) {
+		await().atMost(Duration.ofSeconds(5)).until(() -> ackedTags().contains(deliveryTag));
+	}
+
+	private java.util.Set<Long> ackedTags() {
+		java.util.Set<Long> acked = new java.util.HashSet<>();
+		for (org.mockito.invocation.Invocation invocation : org.mockito.Mockito.mockingDetails(this.channel)
+			.getInvocations()) {
+			if (invocation.getMethod().getName().equals("basicAck")) {
+				long tag = invocation.getArgument(0);
+				boolean multiple = invocation.getArgument(1);
+				for (long covered = multiple ? 1 : tag; covered <= tag; covered++) {
+					acked.add(covered);
+				}
+			}
+		}
+		return acked;
+	}
+
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy) {
 		return wrapper(delegate, policy, this.gate);
 	}
 
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate) {
-		ListenerBackend tiers = new ListenerBackend("OrderListener#onOrder", RetryBackend.TIERS, policy, List.of());
-		tiers.choose("3.10.8");
-		return wrapper(delegate, policy, gate, tiers);
+		return wrapper(delegate, policy, gate, onTheTiers(policy));
 	}
 
 	private RetryingMessageListener onTheBroker(MessageListener delegate, EffectiveRetryPolicy policy) {
+		return wrapper(delegate, policy, this.gate, onTheBroker(policy));
+	}
+
+	private static ListenerBackend onTheBroker(EffectiveRetryPolicy policy) {
 		Map<String, Object> arguments = new LinkedHashMap<>(BrokerDelayedRetry.producing(policy).queueArguments());
 		arguments.put("x-queue-type", "quorum");
 		ListenerBackend broker = new ListenerBackend("OrderListener#onOrder", RetryBackend.BROKER, policy,
 				List.of(new BackendChoice.QueueFacts(QUEUE, arguments)));
 		assertThat(broker.choose("4.3.6").backend()).isEqualTo(RetryBackend.BROKER);
-		return wrapper(delegate, policy, this.gate, broker);
+		return broker;
 	}
 
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate,
 			ListenerBackend backend) {
+		return new RetryingMessageListener(delegate, outcomes(policy, gate, backend), null);
+	}
+
+	private DeliveryOutcomes outcomes(EffectiveRetryPolicy policy, ListenerGate gate, ListenerBackend backend) {
 		RetryEventPublisher eventPublisher = new RetryEventPublisher(this.events::add, Runnable::run);
 		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
 				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
 				PARKING_LOT, eventPublisher, new HeldMessages(this.executors), List.copyOf(this.classifiers),
-				RetryObservations.DISABLED);
+				RetryObservations.DISABLED,
+				new AsyncAttempts(this.executors, this.asyncAttemptTimeout, RetryObservations.DISABLED));
 		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
 				eventPublisher);
 		ForwardSender sender = new ForwardSender(this.forwarder, this.executors, notifications, runtime::newPause,
 				this.failurePause, 10, runtime.heldMessages(), RetryObservations.DISABLED);
 		RetryableListenerInfo info = new RetryableListenerInfo("OrderListener#onOrder", "orders-listener",
 				List.of(QUEUE), "", policy, Object.class, null);
-		return new RetryingMessageListener(delegate, info, new RetryDecider(TIERS, policy), runtime, sender,
-				notifications, gate, backend);
+		return new DeliveryOutcomes(info, new RetryDecider(TIERS, policy), runtime, sender, notifications, gate,
+				backend);
+	}
+
+	private ListenerBackend onTheTiers(EffectiveRetryPolicy policy) {
+		ListenerBackend tiers = new ListenerBackend("OrderListener#onOrder", RetryBackend.TIERS, policy, List.of());
+		tiers.choose("3.10.8");
+		return tiers;
 	}
 
 	private static EffectiveRetryPolicy policy(int maxRetries) {

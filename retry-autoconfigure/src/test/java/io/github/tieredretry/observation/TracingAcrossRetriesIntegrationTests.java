@@ -34,6 +34,7 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
@@ -62,6 +63,8 @@ class TracingAcrossRetriesIntegrationTests {
 
 	static final String UNOBSERVED_QUEUE = queues.name("unobserved");
 
+	static final String BATCH_QUEUE = queues.name("batch");
+
 	static final String PARKING_LOT = queues.name("parking");
 
 	static final String FIRST_TIER = queues.owned("retry.delay.173ms");
@@ -84,6 +87,7 @@ class TracingAcrossRetriesIntegrationTests {
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("test.unobserved-queue", () -> UNOBSERVED_QUEUE);
+		registry.add("test.batch-queue", () -> BATCH_QUEUE);
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
 		registry.add("retry.tiers", () -> "173ms, 331ms");
 		registry.add("retry.queue-type", () -> "classic");
@@ -111,6 +115,9 @@ class TracingAcrossRetriesIntegrationTests {
 
 	@Autowired
 	MeterRegistry meters;
+
+	@Autowired
+	RabbitListenerEndpointRegistry endpoints;
 
 	@Test
 	void messageFailingTwiceThenSucceedingIsOneTraceWithThreeProcessingSpansAndTwoForwardSpansInOrder() {
@@ -210,6 +217,36 @@ class TracingAcrossRetriesIntegrationTests {
 			.noneMatch((span) -> span.getKind() == SpanKind.CONSUMER);
 	}
 
+	@Test
+	void eachFailedMessageOfABatchIsForwardedInTheTraceItArrivedWith() {
+		String firstTrace = "5bf92f3577b34da6a3ce929d0e0e4731";
+		String secondTrace = "6bf92f3577b34da6a3ce929d0e0e4732";
+		String first = publishTraced(BATCH_QUEUE, firstTrace, "10f067aa0ba902b1");
+		String second = publishTraced(BATCH_QUEUE, secondTrace, "20f067aa0ba902b2");
+		// Both wait in the queue, so that the consumer takes them as one batch.
+		this.endpoints.getListenerContainer("traced-batch").start();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.recorder.succeeded(first) && this.recorder.succeeded(second));
+
+		SpanData firstForward = awaitTrace(first, (spans) -> forwards(spans).size() == 1).get(0);
+		SpanData secondForward = awaitTrace(second, (spans) -> forwards(spans).size() == 1).get(0);
+		assertThat(firstForward.getTraceId()).isEqualTo(firstTrace);
+		assertThat(firstForward.getParentSpanId()).isEqualTo("10f067aa0ba902b1");
+		assertThat(secondForward.getTraceId()).isEqualTo(secondTrace);
+		assertThat(secondForward.getParentSpanId()).isEqualTo("20f067aa0ba902b2");
+		assertThat(String.valueOf(this.recorder.of(second).get(1).header("traceparent")))
+			.isEqualTo("00-" + secondTrace + "-" + secondForward.getSpanId() + "-01");
+	}
+
+	private String publishTraced(String queue, String traceId, String producerSpanId) {
+		String id = "batch-" + UUID.randomUUID();
+		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
+			.headers(java.util.Map.of("traceparent", "00-" + traceId + "-" + producerSpanId + "-01"))
+			.build();
+		queues.broker().publish("", queue, properties, "fail:1".getBytes(StandardCharsets.UTF_8));
+		return id;
+	}
+
 	private String send(String queue, String script) {
 		String id = script + "-" + UUID.randomUUID();
 		this.rabbitTemplate.convertAndSend("", queue, script, (message) -> {
@@ -290,6 +327,22 @@ class TracingAcrossRetriesIntegrationTests {
 		}
 
 		@Bean
+		Queue batchQueue() {
+			return new Queue(BATCH_QUEUE);
+		}
+
+		@Bean
+		SimpleRabbitListenerContainerFactory batchContainerFactory(
+				SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			configurer.configure(factory, connectionFactory);
+			factory.setConsumerBatchEnabled(true);
+			factory.setBatchSize(2);
+			factory.setAutoStartup(false);
+			return factory;
+		}
+
+		@Bean
 		TracedListeners tracedListeners(InvocationRecorder recorder) {
 			return new TracedListeners(recorder);
 		}
@@ -306,6 +359,17 @@ class TracingAcrossRetriesIntegrationTests {
 		@RetryableListener
 		void onMessage(Message message) {
 			run(message);
+		}
+
+		@RabbitListener(id = "traced-batch", queues = "${test.batch-queue}", containerFactory = "batchContainerFactory")
+		@RetryableListener
+		void onBatch(List<Message> messages) {
+			// A failure of the whole batch on the first attempt: each message is retried.
+			boolean fails = this.recorder.count(messages.get(0).getMessageProperties().getMessageId()) == 0;
+			messages.forEach((message) -> this.recorder.record(message, !fails));
+			if (fails) {
+				throw new IllegalStateException("first attempt of the batch fails");
+			}
 		}
 
 		@RabbitListener(queues = "${test.unobserved-queue}", containerFactory = "unobservedContainerFactory")

@@ -1,8 +1,13 @@
 package io.github.tieredretry.benchmarks.app;
 
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.listener.BatchListenerFailedException;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -22,6 +27,12 @@ public final class BenchmarkListeners {
 
 	/** Listener id of the failure-storm listener. */
 	public static final String STORM = "storm";
+
+	/**
+	 * Listener id of the batch listener (consumer-side batches of the factory
+	 * {@code batchFactory}).
+	 */
+	public static final String BATCH = "batch";
 
 	/** Listener id of the forwarding-rate listener. */
 	public static final String FORWARDING = "forwarding";
@@ -94,6 +105,24 @@ public final class BenchmarkListeners {
 		workloads.forQueue(message.getMessageProperties().getConsumerQueue()).handle(message);
 	}
 
+	// Every message of the batch is attempted; those that failed are named, each with its
+	// failure, so that each is retried on its own.
+	private static void handleBatch(Workloads workloads, List<Message> messages) {
+		Map<Integer, Throwable> failures = null;
+		for (int i = 0; i < messages.size(); i++) {
+			try {
+				handle(workloads, messages.get(i));
+			}
+			catch (Workload.SimulatedFailure ex) {
+				failures = (failures != null) ? failures : new LinkedHashMap<>();
+				failures.put(i, ex);
+			}
+		}
+		if (failures != null) {
+			throw new BatchListenerFailedException(failures.size() + " of " + messages.size() + " failed", failures);
+		}
+	}
+
 	/**
 	 * Plain {@code @RabbitListener}s: no tiered retries (Spring AMQP's own retry, if the
 	 * factory has it).
@@ -119,6 +148,12 @@ public final class BenchmarkListeners {
 		@RabbitListener(id = FORWARDING, queues = "${benchmarks.queue.forwarding}", autoStartup = "false")
 		void forwarding(Message message) {
 			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BATCH, queues = "${benchmarks.queue.batch}", autoStartup = "false",
+				containerFactory = "batchFactory")
+		void batch(List<Message> messages) {
+			messages.forEach((message) -> handle(this.workloads, message));
 		}
 
 	}
@@ -154,6 +189,13 @@ public final class BenchmarkListeners {
 		@RetryableListener(policy = ACCURACY)
 		void accuracy(Message message) {
 			handle(this.workloads, message);
+		}
+
+		@RabbitListener(id = BATCH, queues = "${benchmarks.queue.batch}", autoStartup = "false",
+				containerFactory = "batchFactory")
+		@RetryableListener(policy = STORM)
+		void batch(List<Message> messages) {
+			handleBatch(this.workloads, messages);
 		}
 
 	}

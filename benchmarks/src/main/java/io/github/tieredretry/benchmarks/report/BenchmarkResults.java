@@ -24,11 +24,13 @@ import org.jspecify.annotations.Nullable;
  * @param outage benchmark 6, if run
  * @param jitter benchmark 7, if run
  * @param brokerBackend benchmark 8, if selected (run on RabbitMQ 4.3 or later only)
+ * @param batchListener benchmark 9, if run
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
-		@Nullable OutageResult outage, @Nullable JitterResult jitter, @Nullable BrokerBackendResult brokerBackend) {
+		@Nullable OutageResult outage, @Nullable JitterResult jitter, @Nullable BrokerBackendResult brokerBackend,
+		@Nullable Comparison batchListener) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -37,8 +39,8 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 	public List<Comparison> comparisons() {
 		List<Comparison> comparisons = new ArrayList<>();
 		Comparison jitterPeaks = (this.jitter != null) ? this.jitter.peaks() : null;
-		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding,
-				jitterPeaks }) {
+		for (Comparison comparison : new Comparison[] { this.happyPath, this.failureStorm, this.forwarding, jitterPeaks,
+				this.batchListener }) {
 			if (comparison != null) {
 				comparisons.add(comparison);
 			}

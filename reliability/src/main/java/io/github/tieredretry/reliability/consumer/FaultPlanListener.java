@@ -22,6 +22,14 @@ public class FaultPlanListener {
 	@RabbitListener(id = "fault-run", queues = "${fault-run.queue}", concurrency = "${fault-run.concurrency:4}")
 	@RetryableListener(noRetryOn = PermanentFailureException.class)
 	public void onMessage(Message message) {
+		handle(message);
+	}
+
+	/**
+	 * Follow one message's plan.
+	 * @param message the message
+	 */
+	public void handle(Message message) {
 		MessageProperties properties = message.getMessageProperties();
 		String id = properties.getMessageId();
 		FaultPlan plan = FaultPlan.parse(properties.getHeaders().get(FaultPlan.HEADER));

@@ -12,6 +12,7 @@ import io.github.tieredretry.topology.QueueType;
 import org.springframework.amqp.core.Queue;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
@@ -76,8 +77,22 @@ public class FaultRunConsumerApplication {
 	}
 
 	@Bean
+	@ConditionalOnProperty(name = "fault-run.batch", havingValue = "false", matchIfMissing = true)
 	FaultPlanListener faultPlanListener(OutcomeJournal journal) {
 		return new FaultPlanListener(journal);
+	}
+
+	/**
+	 * The batch variant: with {@code --fault-run.batch=true} and the container's
+	 * consumer-side batching
+	 * ({@code spring.rabbitmq.listener.simple.consumer-batch-enabled}).
+	 * @param journal the journal
+	 * @return the listener
+	 */
+	@Bean
+	@ConditionalOnProperty(name = "fault-run.batch", havingValue = "true")
+	FaultPlanBatchListener faultPlanBatchListener(OutcomeJournal journal) {
+		return new FaultPlanBatchListener(journal);
 	}
 
 	@Bean

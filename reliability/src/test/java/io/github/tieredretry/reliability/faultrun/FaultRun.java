@@ -214,7 +214,7 @@ final class FaultRun {
 		this.broker = broker;
 		this.settings = settings;
 		String type = settings.variant();
-		this.vhost = "fault-run-" + type;
+		this.vhost = "fault-run-" + type + ((settings.batchSize() > 0) ? "-batch" : "");
 		this.runDirectory = settings.workDirectory().resolve(type);
 		this.parkingLot = new ParkingLotReader(broker, this.vhost, PARKING_LOT, settings.messages());
 		this.nodeFaults = (broker instanceof LocalRabbitCluster cluster) ? new NodeFaults(cluster, this.vhost) : null;
@@ -648,6 +648,11 @@ final class FaultRun {
 				"--retry.replay.rate=100000"));
 		if (this.settings.brokerBackend()) {
 			arguments.addAll(FaultRunConsumerApplication.BROKER_BACKEND_ARGUMENTS);
+		}
+		if (this.settings.batchSize() > 0) {
+			arguments.addAll(
+					List.of("--fault-run.batch=true", "--spring.rabbitmq.listener.simple.consumer-batch-enabled=true",
+							"--spring.rabbitmq.listener.simple.batch-size=" + this.settings.batchSize()));
 		}
 		return arguments;
 	}

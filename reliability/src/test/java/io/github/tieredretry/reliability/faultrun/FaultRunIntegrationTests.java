@@ -10,6 +10,7 @@ import io.github.tieredretry.testbrokers.HarnessBrokers;
 import io.github.tieredretry.topology.QueueType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -74,6 +75,24 @@ class FaultRunIntegrationTests {
 			.isZero();
 		assertThat(report.stalled()).as("the run stalled").isNull();
 		assertThat(report.foreignParked()).isZero();
+		assertThat(report.count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS)).isEqualTo(5);
+		assertThat(report.count(FaultRun.FaultType.KILL_CONSUMER)).isEqualTo(2);
+		assertThat(report.brokerFaults()).isEqualTo(1);
+	}
+
+	@Test
+	void batchListenerLosesNothingEitherAndEachFailedMessageOfABatchMeetsItsOwnPlan() {
+		FaultRunSettings settings = FaultRunSettings.forBatchListenerFromSystemProperties();
+		FaultRunReport report = new FaultRun(broker, settings).run();
+		System.out.println("[fault run] batch listener, batches of " + settings.batchSize());
+		System.out.println(report.format());
+
+		assertThat(report.lost()).as("lost messages (%s)", report.lostExamples()).isZero();
+		assertThat(report.lostByBroker()).as("quorum tiers: lost by the broker (%s)", report.lostByBrokerExamples())
+			.isZero();
+		assertThat(report.wrongOutcome()).as("messages with an outcome against their plan (%s)", report.wrongExamples())
+			.isZero();
+		assertThat(report.stalled()).as("the run stalled").isNull();
 		assertThat(report.count(FaultRun.FaultType.CLOSE_ALL_CONNECTIONS)).isEqualTo(5);
 		assertThat(report.count(FaultRun.FaultType.KILL_CONSUMER)).isEqualTo(2);
 		assertThat(report.brokerFaults()).isEqualTo(1);

@@ -31,10 +31,14 @@ import io.github.tieredretry.topology.QueueType;
  * side
  * @param http whether each instance serves its actuator endpoints over HTTP
  * @param schedule the faults
+ * @param batchSize 0 for a listener of single messages, or the size of the batches of a
+ * batch listener with consumer-side batching
  */
 record FaultRunSettings(int messages, QueueType queueType, boolean brokerBackend, long seed, Path workDirectory,
 		int consumerConcurrency, int producerWindow, int publishRate, Duration stallTimeout, boolean crashBroker,
-		int consumerInstances, boolean http, List<FaultRun.ScheduledFault> schedule) {
+		int consumerInstances, boolean http, List<FaultRun.ScheduledFault> schedule, int batchSize) {
+
+	static final String BATCH_MESSAGES = "reliability.batch.messages";
 
 	static final String CLUSTER_MESSAGES = "reliability.cluster.messages";
 
@@ -69,7 +73,21 @@ record FaultRunSettings(int messages, QueueType queueType, boolean brokerBackend
 		return new FaultRunSettings(Integer.getInteger(MESSAGES, 20_000), queueType, broker,
 				Long.getLong(SEED, 20240611L), defaultWorkDirectory(), defaultConsumerConcurrency(),
 				defaultProducerWindow(), 0, Duration.ofSeconds(60),
-				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE);
+				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE,
+				0);
+	}
+
+	/**
+	 * The run with a batch listener: quorum tiers, batches of 25 messages from the
+	 * container's consumer-side batching, the single node's faults.
+	 * @return the settings
+	 */
+	static FaultRunSettings forBatchListenerFromSystemProperties() {
+		return new FaultRunSettings(Integer.getInteger(BATCH_MESSAGES, 10_000), QueueType.QUORUM, false,
+				Long.getLong(SEED, 20240611L), defaultWorkDirectory().resolve("batch"), defaultConsumerConcurrency(),
+				defaultProducerWindow(), 0, Duration.ofSeconds(60),
+				"crash".equals(System.getProperty(BROKER_FAULT, "restart")), 1, false, FaultRun.SINGLE_NODE_SCHEDULE,
+				25);
 	}
 
 	/**
@@ -84,7 +102,7 @@ record FaultRunSettings(int messages, QueueType queueType, boolean brokerBackend
 		int rate = Integer.getInteger("reliability.cluster.publish-rate", Math.max(100, messages / 100));
 		return new FaultRunSettings(messages, QueueType.QUORUM, false, Long.getLong(SEED, 20240611L),
 				clusterWorkDirectory(), defaultConsumerConcurrency(), defaultProducerWindow(), rate,
-				Duration.ofSeconds(60), false, 2, true, FaultRun.CLUSTER_SCHEDULE);
+				Duration.ofSeconds(60), false, 2, true, FaultRun.CLUSTER_SCHEDULE, 0);
 	}
 
 	static Path defaultWorkDirectory() {

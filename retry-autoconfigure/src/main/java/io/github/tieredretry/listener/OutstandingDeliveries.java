@@ -1,0 +1,39 @@
+package io.github.tieredretry.listener;
+
+import java.util.concurrent.ConcurrentSkipListSet;
+
+/**
+ * The deliveries of one consumer channel that the starter has not settled yet, by
+ * delivery tag. Processed messages of a batch can then be acked with one
+ * {@code basic.ack(multiple)}, as Spring AMQP acks a plain batch, when no other delivery
+ * of the channel up to the last of them is still outstanding (a failed message waiting
+ * for its forward's confirm, say), which that ack would settle too.
+ * <p>
+ * A tag is added before any later delivery of the channel can be settled (the consumer
+ * hands deliveries over in order) and removed only once its settlement has been sent, so
+ * a multiple ack never settles a delivery that another thread acks on its own.
+ */
+final class OutstandingDeliveries {
+
+	private final ConcurrentSkipListSet<Long> tags = new ConcurrentSkipListSet<>();
+
+	void add(long deliveryTag) {
+		this.tags.add(deliveryTag);
+	}
+
+	void remove(long deliveryTag) {
+		this.tags.remove(deliveryTag);
+	}
+
+	/**
+	 * Whether exactly {@code count} deliveries up to {@code last} are outstanding: those
+	 * about to be acked together, and no other.
+	 * @param last the highest tag to ack
+	 * @param count how many are acked
+	 * @return whether one multiple ack settles those and nothing else
+	 */
+	boolean onlyThese(long last, int count) {
+		return this.tags.headSet(last, true).size() == count;
+	}
+
+}
