@@ -188,6 +188,10 @@ final class BrokerBackendBenchmark {
 		checkRetriesRanOn(tiers, false);
 		checkRetriesRanOn(broker, true);
 		checkRetriesRanOn(amqp, true);
+		checkDelaysDrawn(amqp, settings.brokerPolicyDelays(BenchmarkListeners.BACKEND_ACCURACY_AMQP).get(0),
+				BenchmarkSettings.AMQP_ACCURACY_JITTER);
+		run.log("[broker-backend] " + amqp.label() + ": delays drawn from " + amqp.workload().shortestDelayMillis()
+				+ " to " + amqp.workload().longestDelayMillis() + " ms");
 		List<BrokerBackendResult.Lateness> results = new ArrayList<>();
 		results.add(new BrokerBackendResult.Lateness(tiers.label(), tiersDelay, messages,
 				rounds.values().get(tiers.label())));
@@ -274,6 +278,19 @@ final class BrokerBackendBenchmark {
 
 	private static ListenerSide side(RunContext run, String label, String listener) {
 		return run.side(label, RunContext.BROKER_BACKEND, listener);
+	}
+
+	// The side's delays were drawn with its jitter, as its label says: all within
+	// delay × (1 ± jitter), spread over at least half of that range.
+	private static void checkDelaysDrawn(ListenerSide side, Duration delay, double jitter) {
+		long shortest = side.workload().shortestDelayMillis();
+		long longest = side.workload().longestDelayMillis();
+		long low = (long) Math.floor(delay.toMillis() * (1 - jitter));
+		long high = (long) Math.ceil(delay.toMillis() * (1 + jitter));
+		if (shortest < low || longest > high || longest - shortest < (high - low) / 2) {
+			throw new IllegalStateException("Side '" + side.label() + "': delays drawn from " + shortest + " to "
+					+ longest + " ms, expected " + low + " to " + high + " ms and spread over at least half of it");
+		}
 	}
 
 	// Every retry of a side waited where it should: the starter's events name the tier,

@@ -170,7 +170,7 @@ public class BenchmarkApplication {
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) {
 			this.workloads.forQueue(event.queue())
-				.scheduled(event.messageId(), event.tier(), event.due().toEpochMilli());
+				.scheduled(event.messageId(), event.tier(), event.delay(), event.due().toEpochMilli());
 		}
 
 		@EventListener
