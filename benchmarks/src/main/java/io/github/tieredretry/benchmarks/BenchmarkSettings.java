@@ -87,6 +87,15 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	/** The tier of the delay accuracy benchmark (nominal). */
 	public static final Duration ACCURACY_TIER = Duration.ofSeconds(1);
 
+	/**
+	 * The jitter of the broker-backend benchmark's delay-accuracy listener on the
+	 * RabbitMQ AMQP 1.0 client: its one retry is drawn from 0.8 to 1.2 times
+	 * {@link #ACCURACY_TIER}, a delay no queue argument makes (a queue's delayed retry
+	 * makes fixed ones), and due times that interleave instead of falling due in the
+	 * order the messages failed.
+	 */
+	public static final double AMQP_ACCURACY_JITTER = 0.2;
+
 	/** The topology benchmark's tiers (nominal): the starter's defaults. */
 	public static final List<Duration> TOPOLOGY_TIERS = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
 			Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1));
@@ -349,7 +358,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	 * The delays of a broker-backend listener's policy: the nominal delays, which the
 	 * queue's delayed retry makes exactly when they grow linearly ({@code d, 2d, ...}),
 	 * as the storm's defaults do; the same listener on the tiers has {@link #policyDelays
-	 * the quorum tiers'}, 1 ms longer.
+	 * the quorum tiers'}, 1 ms longer. The listener on the AMQP 1.0 client has the
+	 * accuracy delay too, drawn with {@link #AMQP_ACCURACY_JITTER}.
 	 * @param listener the listener on the broker backend
 	 * @return the delays before retry 1, 2, …
 	 */
@@ -357,7 +367,8 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return switch (listener) {
 			case BenchmarkListeners.BACKEND_STORM_BROKER -> this.stormDelays;
 			case BenchmarkListeners.BACKEND_FORWARDING_BROKER -> List.of(FORWARDING_TIER);
-			case BenchmarkListeners.BACKEND_ACCURACY_BROKER -> List.of(ACCURACY_TIER);
+			case BenchmarkListeners.BACKEND_ACCURACY_BROKER, BenchmarkListeners.BACKEND_ACCURACY_AMQP ->
+				List.of(ACCURACY_TIER);
 			default -> throw new IllegalArgumentException("No broker-backend policy for listener " + listener);
 		};
 	}
@@ -409,7 +420,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 						+ "retries in quorum tiers against retries held by the queue's delayed retry; storm "
 						+ this.stormMessages + " and forwarding " + this.forwardingMessages
 						+ " messages per side and repeat as above, delay " + "accuracy " + this.brokerAccuracyMessages
-						+ " at " + this.accuracyRate + " msg/s per side and repeat, " + "topology "
+						+ " at " + this.accuracyRate + " msg/s per side and repeat (with a third side: the "
+						+ "RabbitMQ AMQP 1.0 client, its queue holding each retry until its delivery time, "
+						+ TierLadder.nameOf(ACCURACY_TIER) + " with jitter " + AMQP_ACCURACY_JITTER + "), topology "
 						+ this.topologyListeners + " listeners");
 		return description;
 	}

@@ -26,8 +26,11 @@ import org.jspecify.annotations.Nullable;
  * delivery is given back with {@code basic.reject}, and the queue's delayed retry holds
  * it for {@code min × x-delivery-count}). Measured: the healthy messages' throughput
  * while 5% fail twice, failed messages retried per second, how late retries arrive after
- * their due time, and the broker objects declared for many listeners. On an older broker
- * nothing runs, and the result says why.
+ * their due time, and the broker objects declared for many listeners. The lateness has a
+ * third side: the same listener on the RabbitMQ AMQP 1.0 client, whose failed message
+ * goes back to its quorum queue with a delivery time ({@code x-opt-delivery-time}), with
+ * a policy no queue argument makes (jitter). On an older broker nothing runs, and the
+ * result says why.
  */
 final class BrokerBackendBenchmark {
 
@@ -44,6 +47,8 @@ final class BrokerBackendBenchmark {
 	static final String ACCURACY_TIERS = "tiers: quorum tier";
 
 	static final String ACCURACY_BROKER = "broker backend: the queue's delayed retry";
+
+	static final String ACCURACY_AMQP = "AMQP 1.0 client: the queue holds it until its delivery time";
 
 	/** The first RabbitMQ version whose quorum queues have delayed retry. */
 	private static final int[] FIRST_VERSION = { 4, 3 };
@@ -156,7 +161,8 @@ final class BrokerBackendBenchmark {
 	}
 
 	// Benchmark 4's paced stream of messages that fail once, with one retry after 1 s;
-	// the listener records how long after its due time each retry arrived.
+	// the listener records how long after its due time each retry arrived. The AMQP 1.0
+	// client's side draws its delay with jitter, each due time as its event announced it.
 	private static List<BrokerBackendResult.Lateness> accuracy(RunContext run) {
 		BenchmarkSettings settings = run.settings();
 		int messages = settings.brokerAccuracyMessages();
@@ -165,31 +171,50 @@ final class BrokerBackendBenchmark {
 			.nameOf(settings.policyDelays(BenchmarkListeners.ACCURACY, BenchmarkSettings.DEFAULT_TIER_TYPE).get(0));
 		String brokerDelay = TierLadder
 			.nameOf(settings.brokerPolicyDelays(BenchmarkListeners.BACKEND_ACCURACY_BROKER).get(0));
+		String amqpDelay = amqpDelay(settings);
 		ListenerSide tiers = side(run, ACCURACY_TIERS + " " + tiersDelay, BenchmarkListeners.BACKEND_ACCURACY_TIERS);
 		ListenerSide broker = side(run, ACCURACY_BROKER + " " + brokerDelay,
 				BenchmarkListeners.BACKEND_ACCURACY_BROKER);
+		ListenerSide amqp = side(run, ACCURACY_AMQP + " " + amqpDelay, BenchmarkListeners.BACKEND_ACCURACY_AMQP);
 		Map<String, Alternation.RoundMeasurement<long[]>> sides = new LinkedHashMap<>();
-		for (ListenerSide side : List.of(tiers, broker)) {
+		for (ListenerSide side : List.of(tiers, broker, amqp)) {
 			sides.put(side.label(), (label, roundId) -> lateness(run, side, roundId, messages, rate));
 		}
 		run.log("[broker-backend] delay accuracy: " + messages + " messages per side and repeat at " + rate
-				+ "/s, each failing once; one retry after " + tiersDelay + " (tiers) and " + brokerDelay
-				+ " (broker backend)");
+				+ "/s, each failing once; one retry after " + tiersDelay + " (tiers), " + brokerDelay
+				+ " (broker backend) and " + amqpDelay + " (AMQP 1.0 client, delivery time)");
 		Alternation.Rounds<long[]> rounds = run.alternate("broker-backend-accuracy", sides, settings.repeats(),
 				settings.warmups(), BrokerBackendBenchmark::describe);
 		checkRetriesRanOn(tiers, false);
 		checkRetriesRanOn(broker, true);
+		checkRetriesRanOn(amqp, true);
+		checkDelaysDrawn(amqp, settings.brokerPolicyDelays(BenchmarkListeners.BACKEND_ACCURACY_AMQP).get(0),
+				BenchmarkSettings.AMQP_ACCURACY_JITTER);
+		run.log("[broker-backend] " + amqp.label() + ": delays drawn from " + amqp.workload().shortestDelayMillis()
+				+ " to " + amqp.workload().longestDelayMillis() + " ms");
 		List<BrokerBackendResult.Lateness> results = new ArrayList<>();
 		results.add(new BrokerBackendResult.Lateness(tiers.label(), tiersDelay, messages,
 				rounds.values().get(tiers.label())));
 		results.add(new BrokerBackendResult.Lateness(broker.label(), brokerDelay, messages,
 				rounds.values().get(broker.label())));
+		results.add(
+				new BrokerBackendResult.Lateness(amqp.label(), amqpDelay, messages, rounds.values().get(amqp.label())));
 		for (BrokerBackendResult.Lateness result : results) {
 			run.log("[broker-backend] " + result.label() + ": " + result.count() + " retries, p50 "
 					+ result.percentile(50) + " ms, p99 " + result.percentile(99) + " ms, max " + result.max()
 					+ " ms, early " + result.earlyCount());
 		}
 		return results;
+	}
+
+	/**
+	 * The policy's delay of the side on the AMQP 1.0 client, as the report shows it.
+	 * @param settings the settings
+	 * @return e.g. {@code 1s ± 20%}
+	 */
+	static String amqpDelay(BenchmarkSettings settings) {
+		return TierLadder.nameOf(settings.brokerPolicyDelays(BenchmarkListeners.BACKEND_ACCURACY_AMQP).get(0)) + " ± "
+				+ Math.round(BenchmarkSettings.AMQP_ACCURACY_JITTER * 100) + "%";
 	}
 
 	private static long[] lateness(RunContext run, ListenerSide side, String roundId, int messages, int rate) {
@@ -253,6 +278,19 @@ final class BrokerBackendBenchmark {
 
 	private static ListenerSide side(RunContext run, String label, String listener) {
 		return run.side(label, RunContext.BROKER_BACKEND, listener);
+	}
+
+	// The side's delays were drawn with its jitter, as its label says: all within
+	// delay × (1 ± jitter), spread over at least half of that range.
+	private static void checkDelaysDrawn(ListenerSide side, Duration delay, double jitter) {
+		long shortest = side.workload().shortestDelayMillis();
+		long longest = side.workload().longestDelayMillis();
+		long low = (long) Math.floor(delay.toMillis() * (1 - jitter));
+		long high = (long) Math.ceil(delay.toMillis() * (1 + jitter));
+		if (shortest < low || longest > high || longest - shortest < (high - low) / 2) {
+			throw new IllegalStateException("Side '" + side.label() + "': delays drawn from " + shortest + " to "
+					+ longest + " ms, expected " + low + " to " + high + " ms and spread over at least half of it");
+		}
 	}
 
 	// Every retry of a side waited where it should: the starter's events name the tier,

@@ -1,5 +1,8 @@
 package io.github.tieredretry.benchmarks;
 
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
 import io.github.tieredretry.benchmarks.app.Workload;
 
 import org.springframework.amqp.core.MessageListenerContainer;
@@ -16,6 +19,12 @@ import org.springframework.amqp.core.MessageListenerContainer;
 record ListenerSide(String label, RunningApplication application, String listenerId,
 		String queue) implements MeasuredSide {
 
+	/**
+	 * How long a stopped container may take to close its consumers: the AMQP 1.0 client's
+	 * gives up after its graceful shutdown period, 30 s by default.
+	 */
+	private static final Duration STOP_TIMEOUT = Duration.ofSeconds(40);
+
 	@Override
 	public Workload workload() {
 		return this.application.workload(this.queue);
@@ -28,11 +37,21 @@ record ListenerSide(String label, RunningApplication application, String listene
 
 	/**
 	 * Stop the container: it finishes the message in hand and gives back what it had
-	 * prefetched.
+	 * prefetched. The AMQP 1.0 client's container closes its consumers in the background:
+	 * wait for it, as a container started before that would not consume.
 	 */
 	@Override
 	public void stop() {
-		container().stop();
+		MessageListenerContainer container = container();
+		container.stop();
+		long deadline = System.nanoTime() + STOP_TIMEOUT.toNanos();
+		while (container.isRunning()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException(
+						"Listener '" + this.listenerId + "' still running " + STOP_TIMEOUT + " after it was stopped");
+			}
+			LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+		}
 	}
 
 	private MessageListenerContainer container() {

@@ -78,16 +78,20 @@ final class RunContext implements AutoCloseable {
 
 	/**
 	 * Application with the broker-backend benchmark's {@code @RetryableListener}s, each
-	 * on the tiers and on the broker backend, on quorum work queues it declares; started
-	 * on RabbitMQ 4.3 or later only.
+	 * on the tiers and on the broker backend, and its delay-accuracy listener on the
+	 * RabbitMQ AMQP 1.0 client too, on quorum work queues it declares; started on
+	 * RabbitMQ 4.3 or later only.
 	 */
 	static final String BROKER_BACKEND = "broker-backend";
 
-	/** The broker-backend benchmark's listeners, on the tiers and on the broker. */
+	/**
+	 * The broker-backend benchmark's listeners, on the tiers and on the broker, and on
+	 * the AMQP 1.0 client.
+	 */
 	static final List<String> BROKER_BACKEND_LISTENERS = List.of(BenchmarkListeners.BACKEND_STORM_TIERS,
 			BenchmarkListeners.BACKEND_STORM_BROKER, BenchmarkListeners.BACKEND_FORWARDING_TIERS,
 			BenchmarkListeners.BACKEND_FORWARDING_BROKER, BenchmarkListeners.BACKEND_ACCURACY_TIERS,
-			BenchmarkListeners.BACKEND_ACCURACY_BROKER);
+			BenchmarkListeners.BACKEND_ACCURACY_BROKER, BenchmarkListeners.BACKEND_ACCURACY_AMQP);
 
 	/**
 	 * Spring Boot's tracing auto-configurations, which only {@link #TRACED} keeps: on the
@@ -423,7 +427,9 @@ final class RunContext implements AutoCloseable {
 	// The broker-backend benchmark's application: each listener on the tiers with the
 	// policy of benchmarks 2-4 (quorum tiers), and on the broker backend with a policy of
 	// the nominal delays, which the queue's delayed retry makes; the starter adds the
-	// delayed-retry arguments to the broker side's quorum work queues.
+	// delayed-retry arguments to the broker side's quorum work queues. The listener on
+	// the AMQP 1.0 client has the accuracy delay with jitter, which no queue argument
+	// makes: a delivery time per message does.
 	private void putBrokerBackendProperties(Map<String, String> properties) {
 		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
 		properties.put("benchmarks.listeners", "broker-backend");
@@ -443,6 +449,11 @@ final class RunContext implements AutoCloseable {
 			properties.put("retry.policies." + listener + ".max-retries", String.valueOf(delays.size()));
 			properties.put("retry.policies." + listener + ".delays", names(delays));
 		}
+		String amqp = "retry.policies." + BenchmarkListeners.BACKEND_ACCURACY_AMQP + ".";
+		List<Duration> amqpDelays = this.settings.brokerPolicyDelays(BenchmarkListeners.BACKEND_ACCURACY_AMQP);
+		properties.put(amqp + "max-retries", String.valueOf(amqpDelays.size()));
+		properties.put(amqp + "delays", names(amqpDelays));
+		properties.put(amqp + "jitter", String.valueOf(BenchmarkSettings.AMQP_ACCURACY_JITTER));
 		properties.put("retry.tiers", names(tiers));
 		String parkingLot = parkingLot(BROKER_BACKEND);
 		properties.put("retry.parking-lot", parkingLot);

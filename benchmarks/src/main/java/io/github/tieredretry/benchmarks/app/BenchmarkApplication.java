@@ -3,6 +3,8 @@ package io.github.tieredretry.benchmarks.app;
 import java.time.Duration;
 import java.util.List;
 
+import com.rabbitmq.client.amqp.Environment;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 
@@ -11,13 +13,18 @@ import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 
 /**
@@ -29,7 +36,8 @@ import org.springframework.context.event.EventListener;
  * benchmark's two {@code @RetryableListener}s, with a circuit breaker and without),
  * {@code jitter} (the jitter benchmark's two, with jitter and without) or
  * {@code broker-backend} (that benchmark's listeners, each on the tiers and on the broker
- * backend, on quorum work queues the application declares);</li>
+ * backend, and its delay-accuracy listener on the RabbitMQ AMQP 1.0 client too, on quorum
+ * work queues the application declares);</li>
  * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's
  * blocking retry;</li>
  * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's
@@ -126,6 +134,52 @@ public class BenchmarkApplication {
 	}
 
 	/**
+	 * The broker-backend application's RabbitMQ AMQP 1.0 client: what an application of
+	 * that client declares itself (Spring Boot auto-configures none of it), from Boot's
+	 * connection details, and the listener on it. Its container gets the other
+	 * containers' prefetch as initial credits; one consumer, like their concurrency 1.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "broker-backend")
+	static class AmqpClientConfiguration {
+
+		@Bean(destroyMethod = "close")
+		Environment amqpEnvironment(RabbitConnectionDetails details) {
+			RabbitConnectionDetails.Address address = details.getFirstAddress();
+			AmqpEnvironmentBuilder builder = new AmqpEnvironmentBuilder();
+			builder.connectionSettings()
+				.host(address.host())
+				.port(address.port())
+				.username(details.getUsername())
+				.password(details.getPassword());
+			if (details.getVirtualHost() != null) {
+				builder.connectionSettings().virtualHost(details.getVirtualHost());
+			}
+			return builder.build();
+		}
+
+		@Bean
+		SingleAmqpConnectionFactory amqpConnectionFactory(Environment environment) {
+			return new SingleAmqpConnectionFactory(environment);
+		}
+
+		@Bean(BenchmarkListeners.AMQP_CONTAINER_FACTORY)
+		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory,
+				@Value("${spring.rabbitmq.listener.simple.prefetch}") int prefetch) {
+			RabbitAmqpListenerContainerFactory factory = new RabbitAmqpListenerContainerFactory(connectionFactory);
+			factory.setContainerCustomizer((container) -> container.setInitialCredits(prefetch));
+			return factory;
+		}
+
+		@Bean
+		BenchmarkListeners.AmqpClient amqpClientListener(Workloads workloads,
+				@Value("${benchmarks.queue." + BenchmarkListeners.BACKEND_ACCURACY_AMQP + "}") String queue) {
+			return new BenchmarkListeners.AmqpClient(workloads, queue);
+		}
+
+	}
+
+	/**
 	 * Counts the forwards of tiered retries and the messages parked, which the starter
 	 * announces once they are confirmed.
 	 */
@@ -140,7 +194,7 @@ public class BenchmarkApplication {
 		@EventListener
 		void onRetryScheduled(RetryScheduledEvent event) {
 			this.workloads.forQueue(event.queue())
-				.scheduled(event.messageId(), event.tier(), event.due().toEpochMilli());
+				.scheduled(event.messageId(), event.tier(), event.delay(), event.due().toEpochMilli());
 		}
 
 		@EventListener

@@ -98,6 +98,19 @@ public final class BenchmarkListeners {
 	 */
 	public static final String BACKEND_ACCURACY_BROKER = "backend-accuracy-broker";
 
+	/**
+	 * Listener id of the same delay-accuracy listener on the RabbitMQ AMQP 1.0 client
+	 * ({@link #AMQP_CONTAINER_FACTORY}), whose retries its quorum queue holds until the
+	 * delivery time the starter gives each one, and the name of its policy.
+	 */
+	public static final String BACKEND_ACCURACY_AMQP = "backend-accuracy-amqp";
+
+	/**
+	 * The bean name of the broker-backend application's container factory of the RabbitMQ
+	 * AMQP 1.0 client.
+	 */
+	public static final String AMQP_CONTAINER_FACTORY = "amqpContainerFactory";
+
 	private BenchmarkListeners() {
 	}
 
@@ -280,6 +293,33 @@ public final class BenchmarkListeners {
 		@RetryableListener(policy = BACKEND_ACCURACY_BROKER, backend = Backend.BROKER)
 		void accuracyOnBroker(Message message) {
 			handle(this.workloads, message);
+		}
+
+	}
+
+	/**
+	 * The broker-backend benchmark's delay-accuracy listener on the RabbitMQ AMQP 1.0
+	 * client, on a quorum work queue of its own. Its container hands over no consumer
+	 * queue, so the listener knows its queue by name. It asks for {@code backend =
+	 * BROKER}: where the queue cannot hold its retries, startup fails instead of
+	 * measuring the tiers.
+	 */
+	static final class AmqpClient {
+
+		private final Workloads workloads;
+
+		private final String queue;
+
+		AmqpClient(Workloads workloads, String queue) {
+			this.workloads = workloads;
+			this.queue = queue;
+		}
+
+		@RabbitListener(id = BACKEND_ACCURACY_AMQP, queues = "${benchmarks.queue.backend-accuracy-amqp}",
+				containerFactory = AMQP_CONTAINER_FACTORY, autoStartup = "false")
+		@RetryableListener(policy = BACKEND_ACCURACY_AMQP, backend = Backend.BROKER)
+		void accuracyOnAmqpClient(Message message) {
+			this.workloads.forQueue(this.queue).handle(message);
 		}
 
 	}

@@ -34,6 +34,10 @@ public final class Workload {
 
 	private final AtomicLong retriesInTiers = new AtomicLong();
 
+	private final AtomicLong shortestDelayMillis = new AtomicLong(Long.MAX_VALUE);
+
+	private final AtomicLong longestDelayMillis = new AtomicLong(Long.MIN_VALUE);
+
 	private volatile Round round = new Round("idle", 0, 0, 0, false);
 
 	Workload(long workNanos) {
@@ -92,9 +96,13 @@ public final class Workload {
 	 * backend.
 	 * @param messageId the message's id
 	 * @param tier where the retry waits: a tier's name, or {@value #BROKER_TIER}
+	 * @param delay the delay before the retry, drawn with the policy's jitter if it has
+	 * one
 	 * @param dueEpochMillis when it falls due
 	 */
-	public void scheduled(@Nullable String messageId, String tier, long dueEpochMillis) {
+	public void scheduled(@Nullable String messageId, String tier, Duration delay, long dueEpochMillis) {
+		this.shortestDelayMillis.accumulateAndGet(delay.toMillis(), Math::min);
+		this.longestDelayMillis.accumulateAndGet(delay.toMillis(), Math::max);
 		if (BROKER_TIER.equals(tier)) {
 			this.retriesOnBroker.incrementAndGet();
 		}
@@ -112,6 +120,22 @@ public final class Workload {
 	 */
 	public long retriesOnBroker() {
 		return this.retriesOnBroker.get();
+	}
+
+	/**
+	 * The shortest delay of any retry scheduled so far, every round's.
+	 * @return milliseconds, or {@link Long#MAX_VALUE} before the first
+	 */
+	public long shortestDelayMillis() {
+		return this.shortestDelayMillis.get();
+	}
+
+	/**
+	 * The longest delay of any retry scheduled so far, every round's.
+	 * @return milliseconds, or {@link Long#MIN_VALUE} before the first
+	 */
+	public long longestDelayMillis() {
+		return this.longestDelayMillis.get();
 	}
 
 	/**

@@ -8,14 +8,17 @@ import org.jspecify.annotations.Nullable;
 /**
  * The tiers against the broker backend (RabbitMQ 4.3's delayed retry), side by side: the
  * same listeners on quorum work queues, their retries forwarded to quorum tiers or held
- * by their queue. Run on RabbitMQ 4.3 or later only; on an older broker it says why not.
+ * by their queue; for the lateness also a listener of the RabbitMQ AMQP 1.0 client, its
+ * retries held by its queue until the delivery time of each. Run on RabbitMQ 4.3 or later
+ * only; on an older broker it says why not.
  *
  * @param broker the broker, e.g. {@code RabbitMQ 4.3.6}
  * @param notRun why the benchmark was not run, or {@code null} when it was
  * @param storm the healthy messages' throughput while 5% fail twice, per backend
  * @param forwarding failed messages retried per second, per backend
- * @param accuracy how late retries arrived after their due time, per backend (tiers
- * first)
+ * @param accuracy how late retries arrived after their due time, per side: the tiers, the
+ * broker backend (the queue's delayed retry), then the listener of the RabbitMQ AMQP 1.0
+ * client (a delivery time per message)
  * @param topology the broker objects declared for many listeners, per backend
  */
 public record BrokerBackendResult(String broker, @Nullable String notRun, @Nullable Comparison storm,

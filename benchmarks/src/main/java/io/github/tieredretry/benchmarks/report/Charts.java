@@ -28,6 +28,9 @@ public final class Charts {
 
 	private static final int HEIGHT = 480;
 
+	/** The height of a line of a legend. */
+	private static final int LEGEND_LINE = 20;
+
 	private static final Color[] PALETTE = { new Color(0x2E7D32), new Color(0x1565C0), new Color(0xC62828),
 			new Color(0x6A1B9A), new Color(0xEF6C00) };
 
@@ -133,7 +136,10 @@ public final class Charts {
 	public static void groupedBars(Path file, String title, String unit, List<String> categories, List<Series> series,
 			boolean logScale) {
 		Canvas canvas = new Canvas(title);
-		Plot plot = new Plot(95, 80, WIDTH - 30, HEIGHT - 75);
+		List<String> names = series.stream().map(Series::name).toList();
+		// Long names take more than one legend line: the plot starts below them.
+		int legendLines = canvas.legendLines(names, 95);
+		Plot plot = new Plot(95, 80 + LEGEND_LINE * (legendLines - 1), WIDTH - 30, HEIGHT - 75);
 		double top = series.stream()
 			.flatMap((s) -> s.values().stream())
 			.mapToDouble(Double::doubleValue)
@@ -157,7 +163,7 @@ public final class Charts {
 			canvas.wrappedLabel(categories.get(category), (int) (plot.left() + slot * (category + 0.5)),
 					plot.bottom() + 20, (int) slot - 10);
 		}
-		canvas.legend(series.stream().map(Series::name).toList(), plot.left(), 48);
+		canvas.legend(names, plot.left(), 48);
 		canvas.write(file);
 	}
 
@@ -540,16 +546,55 @@ public final class Charts {
 			}
 		}
 
+		/**
+		 * Draw a legend, from left to right, continued on a new line where a name would
+		 * not fit.
+		 * @param names the series' names
+		 * @param x where it starts
+		 * @param y the baseline of its first line
+		 */
 		void legend(List<String> names, int x, int y) {
 			this.graphics.setFont(LABEL_FONT);
 			int offset = x;
+			int line = y;
 			for (int index = 0; index < names.size(); index++) {
+				int width = legendWidth(names.get(index));
+				if (offset > x && offset + width - 20 > this.image.getWidth() - 10) {
+					offset = x;
+					line += LEGEND_LINE;
+				}
 				this.graphics.setColor(PALETTE[index % PALETTE.length]);
-				this.graphics.fillRect(offset, y - 11, 14, 14);
+				this.graphics.fillRect(offset, line - 11, 14, 14);
 				this.graphics.setColor(TEXT);
-				this.graphics.drawString(names.get(index), offset + 20, y + 1);
-				offset += 40 + this.graphics.getFontMetrics().stringWidth(names.get(index));
+				this.graphics.drawString(names.get(index), offset + 20, line + 1);
+				offset += width;
 			}
+		}
+
+		/**
+		 * How many lines {@link #legend} takes.
+		 * @param names the series' names
+		 * @param x where it starts
+		 * @return the lines
+		 */
+		int legendLines(List<String> names, int x) {
+			this.graphics.setFont(LABEL_FONT);
+			int offset = x;
+			int lines = 1;
+			for (String name : names) {
+				int width = legendWidth(name);
+				if (offset > x && offset + width - 20 > this.image.getWidth() - 10) {
+					offset = x;
+					lines++;
+				}
+				offset += width;
+			}
+			return lines;
+		}
+
+		// A swatch, the name and the gap to the next entry.
+		private int legendWidth(String name) {
+			return 40 + this.graphics.getFontMetrics(LABEL_FONT).stringWidth(name);
 		}
 
 		void footnote(String text) {

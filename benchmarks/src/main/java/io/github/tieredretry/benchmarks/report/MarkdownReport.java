@@ -514,7 +514,10 @@ public final class MarkdownReport {
 			md.append("\nEach message fails once. Lateness: how long after its due time a retry reached the "
 					+ "listener; the due time is when the message failed plus the policy's delay, as the starter set "
 					+ "it (header `retry-due` on the tiers; on the broker backend, which writes nothing into the "
-					+ "message, the `RetryScheduledEvent`'s due time). ")
+					+ "message, the `RetryScheduledEvent`'s due time). The side on the RabbitMQ AMQP 1.0 client "
+					+ "gives the failed message back to its quorum queue with a delivery time "
+					+ "(`x-opt-delivery-time`), the due time of a delay drawn with jitter, which no queue argument "
+					+ "makes; its retries were held by the broker too. ")
 				.append(result.accuracy().get(0).rounds().size())
 				.append(" repeats per side, alternating.\n\n");
 		}
