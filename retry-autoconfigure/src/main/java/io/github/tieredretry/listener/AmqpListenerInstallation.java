@@ -14,6 +14,8 @@ import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.topology.RetryTopology;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.AmqpAcknowledgment;
@@ -33,6 +35,8 @@ import org.springframework.util.ClassUtils;
  * installer checks the container's class by name first.
  */
 final class AmqpListenerInstallation {
+
+	private static final Log logger = LogFactory.getLog(AmqpListenerInstallation.class);
 
 	private AmqpListenerInstallation() {
 	}
@@ -70,7 +74,7 @@ final class AmqpListenerInstallation {
 		// The container hands both to its own adapter only: the adapter is wrapped now.
 		adapter.setConnectionFactory(connectionFactory);
 		List<MessagePostProcessor> postProcessors = new ArrayList<>();
-		postProcessors.add(AmqpListenerInstallation::retryCountFromHeader);
+		postProcessors.add((message) -> asOverAmqp091(message, queue));
 		if (fields.getPropertyValue("afterReceivePostProcessors") instanceof Collection<?> configured) {
 			configured.forEach((postProcessor) -> postProcessors.add((MessagePostProcessor) postProcessor));
 		}
@@ -90,13 +94,15 @@ final class AmqpListenerInstallation {
 		return policy;
 	}
 
-	// The listener's retry count where AMQP 0-9-1 listeners find it
-	// (MessageProperties#getRetryCount): over AMQP 1.0 it arrives as a header.
-	private static Message retryCountFromHeader(Message message) {
+	// The message as a listener of an AMQP 0-9-1 container sees it: its retry count in
+	// MessageProperties#getRetryCount (over AMQP 1.0 it arrives as a header), and the
+	// queue it was consumed from.
+	private static Message asOverAmqp091(Message message, String queue) {
 		MessageProperties properties = message.getMessageProperties();
 		if (properties.getHeaders().remove(MessageProperties.RETRY_COUNT) instanceof Number count) {
 			properties.setRetryCount(count.longValue());
 		}
+		properties.setConsumerQueue(queue);
 		return message;
 	}
 
@@ -112,6 +118,8 @@ final class AmqpListenerInstallation {
 			return info.type().name().toLowerCase(Locale.ROOT);
 		}
 		catch (RuntimeException ex) {
+			// The choice then says the type could not be read; the cause is here.
+			logger.warn("Could not read the type of queue '" + queue + "' over AMQP 1.0: " + ex, ex);
 			return null;
 		}
 	}

@@ -121,8 +121,10 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 			reason = "RabbitMQ " + brokerVersion + " does not honour a delivery time (4.3 or later does)";
 		}
 		else if (!"quorum".equals(queueType)) {
-			reason = "queue '" + queue + "' is " + ((queueType != null) ? "a " + queueType : "not a quorum")
-					+ " queue, and only quorum queues honour a delivery time";
+			reason = (queueType != null)
+					? "queue '" + queue + "' is a " + queueType
+							+ " queue, and only quorum queues honour a delivery time"
+					: "the type of queue '" + queue + "' could not be read (only quorum queues honour a delivery time)";
 		}
 		if (reason == null) {
 			return new BackendChoice(RetryBackend.BROKER,

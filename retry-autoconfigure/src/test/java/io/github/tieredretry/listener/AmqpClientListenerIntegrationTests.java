@@ -114,6 +114,9 @@ class AmqpClientListenerIntegrationTests {
 		await().atMost(Duration.ofSeconds(30)).until(() -> recorder().succeeded(id));
 		assertThat(recorder().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 			.containsExactly(0L, 1L, 2L, 3L);
+		// As over AMQP 0-9-1: the retry count and the queue in the message's properties.
+		assertThat(recorder().of(id))
+			.allSatisfy((invocation) -> assertThat(invocation.properties().getConsumerQueue()).isEqualTo(WORK));
 		List<RetryScheduledEvent> retries = application.getBean(ScheduledRetries.class).of(id);
 		assertThat(retries).extracting(RetryScheduledEvent::delay)
 			.containsExactly(topology.shortTier(), topology.longTier(), topology.shortTier());

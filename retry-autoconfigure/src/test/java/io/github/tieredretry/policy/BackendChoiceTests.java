@@ -126,7 +126,7 @@ class BackendChoiceTests {
 		assertThat(classic.reason()).contains("queue 'orders' is a classic queue");
 		BackendChoice unknown = BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", null);
 		assertThat(unknown.backend()).isEqualTo(RetryBackend.TIERS);
-		assertThat(unknown.problem()).contains("queue 'orders' is not a quorum queue");
+		assertThat(unknown.problem()).contains("the type of queue 'orders' could not be read");
 		assertThat(unknown.fix()).contains("set retry.backend to auto or tiers");
 		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum").backend())
 			.isEqualTo(RetryBackend.TIERS);
