@@ -39,30 +39,33 @@ class ReplayRefusedByTheBrokerIntegrationTests {
 				PARKING_LOT, "retry.queue-type", "quorum");
 		HarnessBroker broker = ConditionsBroker.get();
 		String vhost = ConditionsBroker.newVirtualHost("replay-refused");
-		try (HarnessApplication app = HarnessApplication.start(broker, vhost, properties);
-				Connection connection = broker.connect(vhost, "replay-refused-test")) {
-			Channel channel = connection.createChannel();
-			channel.confirmSelect();
-			for (int i = 0; i < PARKED; i++) {
-				park(channel, "parked-" + i);
+		try (HarnessApplication app = HarnessApplication.start(broker, vhost, properties)) {
+			try (Connection connection = broker.connect(vhost, "replay-refused-parker")) {
+				Channel channel = connection.createChannel();
+				channel.confirmSelect();
+				for (int i = 0; i < PARKED; i++) {
+					park(channel, "parked-" + i);
+				}
+				channel.waitForConfirmsOrDie(10_000);
 			}
-			channel.waitForConfirmsOrDie(10_000);
-			setMaxMessageSize(4096);
+			setMaxMessageSize(4096, broker, vhost);
 			ParkingLotService parkingLot = app.bean(ParkingLotService.class);
 			int reportedMoved = 0;
 			try {
 				for (int call = 0; call < 100; call++) {
 					ReplayResult result = parkingLot.replay(null, null);
 					reportedMoved += result.moved();
-					assertThat(result.stayedByReason()).as("call %d", call)
+					assertThat(result.stayedByReason()).as("call %d: %s", call, result)
 						.containsEntry(StayReason.PUBLISH_FAILED.value(), 1);
 					assertThat(result.stayedMessages()).singleElement()
 						.satisfies((stayed) -> assertThat(stayed.detail()).contains("406"));
 				}
 			}
 			finally {
-				setMaxMessageSize(134_217_728);
+				setMaxMessageSize(134_217_728, broker, vhost);
 			}
+			Connection connection = broker.connect(vhost, "replay-refused-test");
+			Channel channel = connection.createChannel();
 			assertThat(reportedMoved).as("replays reported as moved although the broker refused them").isZero();
 			// A quorum queue applies the replay's final requeue asynchronously: the count
 			// catches up.
@@ -74,6 +77,7 @@ class ReplayRefusedByTheBrokerIntegrationTests {
 			assertThat(healed.moved()).isEqualTo(PARKED);
 			await().untilAsserted(() -> assertThat(app.deliveries().all()).hasSize(PARKED));
 			assertThat(channel.messageCount(PARKING_LOT)).isZero();
+			connection.close();
 		}
 	}
 
@@ -87,10 +91,17 @@ class ReplayRefusedByTheBrokerIntegrationTests {
 				new AMQP.BasicProperties.Builder().messageId(messageId).deliveryMode(2).headers(headers).build(), body);
 	}
 
-	private static void setMaxMessageSize(long bytes) {
-		// Read by each channel when it opens: publishes on channels opened from now on
-		// are checked against it.
-		ConditionsBroker.setRabbitEnv("max_message_size", String.valueOf(bytes));
+	private static void setMaxMessageSize(long bytes, HarnessBroker broker, String vhost) {
+		// RabbitMQ 3.10 reads the setting when a channel opens; 4.x keeps the value read
+		// at boot in a persistent term, which is changed too where it exists.
+		broker
+			.ctl("eval",
+					"application:set_env(rabbit, max_message_size, " + bytes + "), "
+							+ "case persistent_term:get(max_message_size, undefined) of undefined -> ok; "
+							+ "_ -> persistent_term:put(max_message_size, " + bytes + ") end.")
+			.requireSuccess();
+		// The application's connections reconnect, so that every channel is new.
+		broker.closeAllConnections(vhost, "max_message_size changed");
 	}
 
 }
