@@ -15,6 +15,7 @@ import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.Summary;
+import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
@@ -50,9 +51,6 @@ final class BrokerBackendBenchmark {
 
 	static final String ACCURACY_AMQP = "AMQP 1.0 client: the queue holds it until its delivery time";
 
-	/** The first RabbitMQ version whose quorum queues have delayed retry. */
-	private static final int[] FIRST_VERSION = { 4, 3 };
-
 	private BrokerBackendBenchmark() {
 	}
 
@@ -81,7 +79,7 @@ final class BrokerBackendBenchmark {
 	 * @return the reason, or {@code null} when it can run
 	 */
 	static @Nullable String whyNotRun(String version, List<Duration> stormDelays) {
-		if (!atLeast(version, FIRST_VERSION)) {
+		if (!BackendChoice.canHoldRetries(version)) {
 			return "RabbitMQ " + version + " has no delayed retry (4.3 or later has)";
 		}
 		for (int retry = 1; retry <= stormDelays.size(); retry++) {
@@ -92,18 +90,6 @@ final class BrokerBackendBenchmark {
 			}
 		}
 		return null;
-	}
-
-	static boolean atLeast(String version, int[] atLeast) {
-		String[] parts = version.split("[.+-]");
-		try {
-			int major = Integer.parseInt(parts[0]);
-			int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
-			return (major != atLeast[0]) ? major > atLeast[0] : minor >= atLeast[1];
-		}
-		catch (NumberFormatException ex) {
-			return false;
-		}
 	}
 
 	// Benchmark 2's storm on quorum work queues: the same listener on each backend, and

@@ -109,7 +109,7 @@ final class AmqpListenerInstallation {
 	// The queue's type as the broker reports it, read over the listener's own AMQP 1.0
 	// connection; null where it cannot be read (the choice says so).
 	private static @Nullable String queueType(AmqpConnectionFactory connectionFactory, String queue, String version) {
-		if (!BackendChoice.honoursDeliveryTime(version)) {
+		if (!BackendChoice.canHoldRetries(version)) {
 			// The type changes nothing then; before 4.0 the client could not even ask.
 			return null;
 		}

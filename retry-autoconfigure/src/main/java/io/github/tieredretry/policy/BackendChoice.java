@@ -212,11 +212,12 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	}
 
 	/**
-	 * Whether a broker holds a message returned with a delivery time until then.
+	 * Whether a broker can hold retries at all: delayed retry for quorum queues, and a
+	 * delivery time on a message an AMQP 1.0 consumer returns.
 	 * @param brokerVersion the broker's version
 	 * @return whether it is RabbitMQ 4.3 or later
 	 */
-	public static boolean honoursDeliveryTime(String brokerVersion) {
+	public static boolean canHoldRetries(String brokerVersion) {
 		return atLeast(brokerVersion, FIRST_VERSION);
 	}
 
