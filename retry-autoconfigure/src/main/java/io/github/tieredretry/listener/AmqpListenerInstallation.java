@@ -139,7 +139,7 @@ final class AmqpListenerInstallation {
 							+ "listener.");
 		}
 		for (Method handler : handlers) {
-			if (RetryableListenerInstaller.completesLater(handler)) {
+			if (ListenerShapes.completesLater(handler)) {
 				throw new RetryableListenerConfigurationException(listener,
 						"asynchronous listeners of the RabbitMQ AMQP 1.0 client are not supported",
 						"Make the listener method return void or a value.");
