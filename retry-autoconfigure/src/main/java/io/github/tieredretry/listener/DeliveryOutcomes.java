@@ -11,8 +11,6 @@ import io.github.tieredretry.headers.RetryHeaderValues;
 import io.github.tieredretry.policy.FailureDecision;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.RetryState;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
@@ -30,8 +28,6 @@ import org.springframework.amqp.core.MessageProperties;
  * giving messages back hold for every shape.
  */
 final class DeliveryOutcomes {
-
-	private static final Log logger = LogFactory.getLog(RetryingMessageListener.class);
 
 	/** Header of a batch sent with Spring AMQP's {@code BatchingRabbitTemplate}. */
 	static final String BATCH_FORMAT_HEADER = "springBatchFormat";

@@ -33,12 +33,6 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareMessageListener;
  */
 final class RetryingMessageListener extends RetryingListener {
 
-	RetryingMessageListener(MessageListener delegate, RetryableListenerInfo info, RetryDecider decider,
-			ListenerRuntime runtime, ForwardSender sender, RetryNotifications notifications, ListenerGate gate,
-			ListenerBackend backend) {
-		this(delegate, new DeliveryOutcomes(info, decider, runtime, sender, notifications, gate, backend), null);
-	}
-
 	/**
 	 * Wrap a listener.
 	 * @param delegate the listener
