@@ -79,14 +79,15 @@ public final class Jitter {
 		return (jitter == 0 || delay.isZero()) ? delay : Duration.ofMillis(longestMillis(delay, jitter));
 	}
 
-	// Exact decimal arithmetic: in doubles, 4000 × (1 − 0.2) is 3200.0000000000005, whose
-	// ceiling would leave out 3200.
+	// Exact decimal arithmetic on the jitter as written (BigDecimal.valueOf: 0.3, not the
+	// double's 0.29999999999999998889...): in doubles, 4000 × (1 − 0.2) is
+	// 3200.0000000000005, whose ceiling would leave out 3200.
 	private static long shortestMillis(Duration delay, double jitter) {
-		return scaledMillis(delay, BigDecimal.ONE.subtract(new BigDecimal(jitter)), RoundingMode.CEILING);
+		return scaledMillis(delay, BigDecimal.ONE.subtract(BigDecimal.valueOf(jitter)), RoundingMode.CEILING);
 	}
 
 	private static long longestMillis(Duration delay, double jitter) {
-		return scaledMillis(delay, BigDecimal.ONE.add(new BigDecimal(jitter)), RoundingMode.FLOOR);
+		return scaledMillis(delay, BigDecimal.ONE.add(BigDecimal.valueOf(jitter)), RoundingMode.FLOOR);
 	}
 
 	private static long scaledMillis(Duration delay, BigDecimal factor, RoundingMode rounding) {

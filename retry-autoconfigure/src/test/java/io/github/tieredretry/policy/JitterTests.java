@@ -47,6 +47,12 @@ class JitterTests {
 		// In doubles 4000 × (1 − 0.2) is 3200.0000000000005: the bound is still 3200 ms.
 		assertThat(Jitter.shortest(Duration.ofSeconds(4), 0.2)).isEqualTo(Duration.ofMillis(3200));
 		assertThat(Jitter.longest(Duration.ofSeconds(4), 0.2)).isEqualTo(Duration.ofMillis(4800));
+		// The double 0.3 is 0.29999999999999998889...: the bounds are those of the 0.3
+		// written in the configuration, 700 ms and 1300 ms, not 701 ms and 1299 ms.
+		assertThat(Jitter.shortest(Duration.ofSeconds(1), 0.3)).isEqualTo(Duration.ofMillis(700));
+		assertThat(Jitter.longest(Duration.ofSeconds(1), 0.3)).isEqualTo(Duration.ofMillis(1300));
+		assertThat(Jitter.shortest(Duration.ofSeconds(4), 0.7)).isEqualTo(Duration.ofMillis(1200));
+		assertThat(Jitter.longest(Duration.ofSeconds(4), 0.7)).isEqualTo(Duration.ofMillis(6800));
 		assertThat(Jitter.shortest(Duration.ofSeconds(1), 1.0)).isZero();
 		assertThat(Jitter.longest(Duration.ofSeconds(1), 1.0)).isEqualTo(Duration.ofSeconds(2));
 		// Rounded inwards: 1.5 ms ± 50% is 0.75 ms to 2.25 ms, so 1 ms to 2 ms.
