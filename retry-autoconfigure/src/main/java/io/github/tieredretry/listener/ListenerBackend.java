@@ -19,8 +19,6 @@ public final class ListenerBackend {
 
 	private final RetryBackend requested;
 
-	private final List<BackendChoice.QueueFacts> queues;
-
 	private final Function<String, BackendChoice> chooser;
 
 	private volatile @Nullable BackendChoice choice;
@@ -31,8 +29,8 @@ public final class ListenerBackend {
 			List<BackendChoice.QueueFacts> queues) {
 		this.listener = listener;
 		this.requested = requested;
-		this.queues = List.copyOf(queues);
-		this.chooser = (version) -> BackendChoice.choose(requested, policy, version, this.queues);
+		List<BackendChoice.QueueFacts> facts = List.copyOf(queues);
+		this.chooser = (version) -> BackendChoice.choose(requested, policy, version, facts);
 	}
 
 	/**
@@ -44,7 +42,6 @@ public final class ListenerBackend {
 	ListenerBackend(String listener, RetryBackend requested, Function<String, BackendChoice> chooser) {
 		this.listener = listener;
 		this.requested = requested;
-		this.queues = List.of();
 		this.chooser = chooser;
 	}
 

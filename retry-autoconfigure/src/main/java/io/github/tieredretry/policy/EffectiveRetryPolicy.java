@@ -50,6 +50,8 @@ public final class EffectiveRetryPolicy {
 
 	private final RetryPolicy retryPolicy;
 
+	private final Duration longestDelay;
+
 	/**
 	 * Create a policy with exact delays (no jitter); every argument is validated by the
 	 * rules of {@link PolicyLayer#invalidValue()}.
@@ -113,6 +115,7 @@ public final class EffectiveRetryPolicy {
 			.includes(new ArrayList<>(this.retryOn))
 			.excludes(new ArrayList<>(this.noRetryOn))
 			.build();
+		this.longestDelay = computeLongestDelay();
 	}
 
 	/**
@@ -157,6 +160,11 @@ public final class EffectiveRetryPolicy {
 	 * @return the longest delay (zero when the policy allows no retries)
 	 */
 	public Duration longestDelay() {
+		return this.longestDelay;
+	}
+
+	// Once per policy: an early arrival, on the consumer thread, compares with it.
+	private Duration computeLongestDelay() {
 		if (this.maxRetries == 0) {
 			return Duration.ZERO;
 		}

@@ -141,7 +141,12 @@ public final class TierLadder {
 	 * @return the time the tiers hold it
 	 */
 	public Duration servedWait(Duration wait) {
-		return hopsFor(wait).stream().reduce(Duration.ZERO, Duration::plus);
+		// Beyond the largest tier every hop is the largest until what remains is at most
+		// that: counted, not listed (a wait of a year would be 8,760 hops of 1h).
+		Duration largest = largest();
+		long fullHops = (wait.compareTo(largest) > 0) ? wait.minus(largest).minusNanos(1).dividedBy(largest) + 1 : 0;
+		Duration rest = wait.minus(largest.multipliedBy(fullHops));
+		return largest.multipliedBy(fullHops).plus(hopsFor(rest).stream().reduce(Duration.ZERO, Duration::plus));
 	}
 
 	// Hops below the largest tier when a wait is composed without rounding up, counted up

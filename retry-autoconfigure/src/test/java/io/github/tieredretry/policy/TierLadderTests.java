@@ -92,6 +92,27 @@ class TierLadderTests {
 	}
 
 	@Test
+	void servedWaitIsTheSumOfTheHopsAlsoFarBeyondTheLargestTier() {
+		TierLadder ladder = TierLadder
+			.of(List.of(Duration.ofMillis(250), Duration.ofSeconds(1), Duration.ofSeconds(5)));
+		List<Duration> waits = new ArrayList<>(List.of(Duration.ZERO, Duration.ofMillis(1), Duration.ofSeconds(5),
+				Duration.ofMillis(5001), Duration.ofSeconds(10), Duration.ofMillis(10_001), Duration.ofMillis(37_777)));
+		for (long millis = 1; millis <= 30_000; millis += 37) {
+			waits.add(Duration.ofMillis(millis));
+		}
+		for (Duration wait : waits) {
+			assertThat(ladder.servedWait(wait)).as("wait %s", wait)
+				.isEqualTo(ladder.hopsFor(wait).stream().reduce(Duration.ZERO, Duration::plus));
+		}
+		// A year through 1h tiers: 8,760 hops, counted rather than listed.
+		TierLadder defaults = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5),
+				Duration.ofSeconds(30), Duration.ofMinutes(2), Duration.ofMinutes(10), Duration.ofHours(1)));
+		assertThat(defaults.servedWait(Duration.ofDays(365))).isEqualTo(Duration.ofDays(365));
+		assertThat(defaults.servedWait(Duration.ofDays(365).plusMillis(1500))).isEqualTo(
+				defaults.hopsFor(Duration.ofDays(365).plusMillis(1500)).stream().reduce(Duration.ZERO, Duration::plus));
+	}
+
+	@Test
 	void zeroDelayIsServedByTheSmallestTier() {
 		assertThat(this.ladder.tierFor(Duration.ZERO)).isEqualTo(Duration.ofSeconds(1));
 	}
