@@ -22,6 +22,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -121,6 +122,16 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			}
 			return;
 		}
+		if (DeliveryOutcomes.asksContainerToAckOrRequeue(failure)) {
+			// Settled as the listener asked, as a container of AMQP 0-9-1 would.
+			if (ListenerFailures.unwrap(failure) instanceof ImmediateAcknowledgeAmqpException) {
+				context.accept();
+			}
+			else {
+				context.requeue();
+			}
+			return;
+		}
 		handleFailure(context, message, received, state, failure);
 	}
 
@@ -156,7 +167,7 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 					throw ex;
 				}
 				failure = ex;
-				if (!this.failures.isRetryable(ex)) {
+				if (DeliveryOutcomes.asksContainerToAckOrRequeue(ex) || !this.failures.isRetryable(ex)) {
 					break;
 				}
 			}

@@ -177,6 +177,30 @@ class AmqpClientListenerIntegrationTests {
 		assertThat(parked.bodyText()).isEqualTo("not a number");
 	}
 
+	@Test
+	void listenerThatAsksForAnAckOrARequeueByThrowingGetsItAsFromAContainerOfAmqp091() {
+		if (refusedBefore40()) {
+			return;
+		}
+		String acked = publish(WORK, "ack-now");
+		String requeued = publish(WORK, "requeue-once");
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> recorder().succeeded(requeued));
+		// Requeued, not retried: invoked again with no retry spent, nothing scheduled.
+		assertThat(recorder().of(requeued)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 0L);
+		assertThat(application.getBean(ScheduledRetries.class).of(requeued)).isEmpty();
+		// Acked on the listener's word: once, neither retried nor parked.
+		String after = publish(WORK, "ok");
+		await().atMost(Duration.ofSeconds(10)).until(() -> recorder().succeeded(after));
+		assertThat(recorder().count(acked)).isOne();
+		assertThat(application.getBean(ScheduledRetries.class).of(acked)).isEmpty();
+		assertThat(queues.parkingLot(topology.parkingLot()).from(WORK)).noneMatch((parked) -> {
+			String id = parked.properties().getMessageId();
+			return acked.equals(id) || requeued.equals(id);
+		});
+	}
+
 	private static boolean onTheBroker() {
 		return TestBroker.get().isAtLeast(4, 3);
 	}

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
 import org.springframework.amqp.core.Message;
 
 /**
@@ -15,6 +16,7 @@ import org.springframework.amqp.core.Message;
  * forward or a lost acknowledgement, fails again), {@code always} always fails,
  * {@code reject} throws {@link IllegalArgumentException} (configured as not retryable in
  * tests), {@code ack-now} throws Spring AMQP's {@link ImmediateAcknowledgeAmqpException},
+ * {@code requeue-once} its {@link ImmediateRequeueAmqpException} on the first invocation,
  * {@code dont-requeue} its {@link AmqpRejectAndDontRequeueException},
  * {@code stack-overflow} recurses until a {@link StackOverflowError},
  * {@code broken-exception} throws a {@link BrokenException} whose message and string form
@@ -39,14 +41,18 @@ public final class Script {
 		String script = (header != null) ? header.toString() : new String(message.getBody(), StandardCharsets.UTF_8);
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
-		boolean fail = reject || script.equals("always") || script.equals("ack-now") || script.equals("dont-requeue")
-				|| script.equals("stack-overflow") || script.equals("broken-exception")
+		boolean requeue = script.equals("requeue-once") && attempt == 1;
+		boolean fail = reject || requeue || script.equals("always") || script.equals("ack-now")
+				|| script.equals("dont-requeue") || script.equals("stack-overflow") || script.equals("broken-exception")
 				|| (script.startsWith("fail:") && attempt <= count(script, "fail:"))
 				|| (script.startsWith("fail-until-retry:")
 						&& message.getMessageProperties().getRetryCount() < count(script, "fail-until-retry:"));
 		recorder.record(message, !fail);
 		if (script.equals("dont-requeue")) {
 			throw new AmqpRejectAndDontRequeueException("scripted: do not redeliver");
+		}
+		if (requeue) {
+			throw new ImmediateRequeueAmqpException("scripted: requeue without processing");
 		}
 		if (script.equals("ack-now")) {
 			throw new ImmediateAcknowledgeAmqpException("scripted: acknowledge without processing");
