@@ -122,14 +122,6 @@ final class AsyncAttempts {
 	}
 
 	/**
-	 * How many attempts are running.
-	 * @return the count
-	 */
-	int size() {
-		return this.running.size();
-	}
-
-	/**
 	 * The application stops: running attempts get a bounded time to end; those still
 	 * running then are cancelled and their deliveries go back to their queue with
 	 * {@code basic.nack}, before the containers close their channels (RabbitMQ 4.3 counts

@@ -80,13 +80,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
 					null);
 		}
-		String reason = String.join("; ", reasons);
-		if (requested == RetryBackend.AUTO) {
-			return tiers("retry.backend is auto and the broker cannot hold its retries: " + reason);
-		}
-		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
-				"retry.backend is broker, but the broker cannot hold its retries: " + reason,
-				fix(wanted, policy, queues));
+		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy, queues));
 	}
 
 	/**
@@ -132,12 +126,17 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 							+ "' until the delivery time the starter gives it (AMQP 1.0), the policy's delay exactly",
 					null, null);
 		}
+		return cannotHold(requested, reason,
+				"Use RabbitMQ 4.3 or later and a quorum queue, or set retry.backend to auto or tiers.");
+	}
+
+	// The broker cannot hold the retries: auto runs the tiers, broker is a problem.
+	private static BackendChoice cannotHold(RetryBackend requested, String reason, String fix) {
 		if (requested == RetryBackend.AUTO) {
 			return tiers("retry.backend is auto and the broker cannot hold its retries: " + reason);
 		}
 		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
-				"retry.backend is broker, but the broker cannot hold its retries: " + reason,
-				"Use RabbitMQ 4.3 or later and a quorum queue, or set retry.backend to auto or tiers.");
+				"retry.backend is broker, but the broker cannot hold its retries: " + reason, fix);
 	}
 
 	private static @Nullable String problemWith(QueueFacts queue, EffectiveRetryPolicy policy) {
