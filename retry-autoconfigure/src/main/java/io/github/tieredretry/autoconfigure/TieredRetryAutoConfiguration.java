@@ -211,8 +211,12 @@ public final class TieredRetryAutoConfiguration {
 
 	}
 
+	// Depends on the connection factory (an argument, never used), so that it stops
+	// first: it gives the consumer channels' messages back before the connection
+	// closes.
 	@Bean
-	RetryShutdown retryShutdown(ApplicationContext context, RetryableListenerInstaller installer) {
+	RetryShutdown retryShutdown(ApplicationContext context, RetryableListenerInstaller installer,
+			ConnectionFactory connectionFactory) {
 		return new RetryShutdown(context, installer);
 	}
 

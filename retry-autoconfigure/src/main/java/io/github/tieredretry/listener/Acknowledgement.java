@@ -198,6 +198,18 @@ final class Acknowledgement {
 	}
 
 	/**
+	 * Settle nothing now: the application stops, and the consumer channel gives the
+	 * message back, uncounted, once its container stops consuming (see
+	 * {@link ConsumerChannels}). Given back earlier, it could be delivered again to a
+	 * consumer that has not stopped yet, and be returned twice.
+	 */
+	void leaveToChannel() {
+		if (this.done.compareAndSet(false, true)) {
+			settled();
+		}
+	}
+
+	/**
 	 * Give the message back to its queue as a failed delivery ({@code basic.reject} with
 	 * requeue), for a queue with delayed retry to deliver it again after its delay: the
 	 * broker backend's retry. The broker counts it ({@code x-delivery-count}), which is

@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * Attempts of asynchronous listeners that are still running: each one ends exactly once,
  * when its result completes, when it times out ({@code retry.async.attempt-timeout}: the
  * result is cancelled and the attempt fails with an {@link AsyncAttemptTimeoutException})
- * or when the application stops (its deliveries go back to their queue with
- * {@code basic.nack}).
+ * or when the application stops (the result is cancelled and its deliveries are left to
+ * their consumer channel, which gives them back uncounted once its container stops
+ * consuming).
  * <p>
  * What follows an attempt (an ack, an immediate retry, a retry or park decision and its
  * forward) runs on the starter's listener threads, never on the thread that completed the
@@ -46,8 +47,6 @@ final class AsyncAttempts {
 	private final RetryObservations observations;
 
 	private final Set<Attempt> running = ConcurrentHashMap.newKeySet();
-
-	private volatile boolean stopping;
 
 	/**
 	 * Create the attempts' registry.
@@ -98,10 +97,6 @@ final class AsyncAttempts {
 		Observation observation = this.observations.isEnabled() ? this.observations.currentObservation() : null;
 		Attempt attempt = new Attempt(result, holding, then, observation);
 		this.running.add(attempt);
-		if (this.stopping) {
-			attempt.abandon();
-			return;
-		}
 		try {
 			attempt.timeout = this.executors.schedule(() -> attempt.end(timedOut(result), true), this.timeout,
 					this.executors.listeners());
@@ -123,13 +118,12 @@ final class AsyncAttempts {
 
 	/**
 	 * The application stops: running attempts get a bounded time to end; those still
-	 * running then are cancelled and their deliveries go back to their queue with
-	 * {@code basic.nack}, before the containers close their channels (RabbitMQ 4.3 counts
-	 * a message a closing channel puts back as a failed delivery).
+	 * running then are cancelled and their deliveries left to their consumer channels,
+	 * which give them back uncounted once their containers stop consuming (given back
+	 * now, they could come back to a consumer that has not stopped yet).
 	 * @param wait how long to wait for running attempts
 	 */
 	void stopping(Duration wait) {
-		this.stopping = true;
 		List<Attempt> attempts = List.copyOf(this.running);
 		if (attempts.isEmpty()) {
 			return;
@@ -144,7 +138,7 @@ final class AsyncAttempts {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		this.running.forEach(Attempt::abandon);
+		this.running.forEach(Attempt::leaveToChannels);
 	}
 
 	private AsyncAttemptTimeoutException timedOut(AsyncResult result) {
@@ -232,7 +226,16 @@ final class AsyncAttempts {
 			}
 		}
 
+		// The starter's threads are gone: its deliveries go back to their queue.
 		void abandon() {
+			stop(Acknowledgement::requeue);
+		}
+
+		void leaveToChannels() {
+			stop(Acknowledgement::leaveToChannel);
+		}
+
+		private void stop(java.util.function.Consumer<Acknowledgement> settlement) {
 			if (!this.over.compareAndSet(false, true)) {
 				return;
 			}
@@ -241,7 +244,7 @@ final class AsyncAttempts {
 				scheduled.cancel(false);
 			}
 			this.result.cancel();
-			this.holding.forEach(Acknowledgement::requeue);
+			this.holding.forEach(settlement);
 			AsyncAttempts.this.running.remove(this);
 			this.ended.complete(null);
 		}

@@ -1,7 +1,10 @@
 package io.github.tieredretry.listener;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -17,6 +20,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class DelayNotices {
 
+	/** How many retries of a policy the notices describe at most. */
+	private static final int MAX_RETRIES_DESCRIBED = 1000;
+
 	/** How many evenly spaced draws of a jittered delay the notice looks at. */
 	private static final int JITTER_SAMPLES = 100;
 
@@ -27,28 +33,52 @@ final class DelayNotices {
 	}
 
 	/**
-	 * The notice for the first of a listener's first 20 retries whose delay the tiers do
-	 * not serve in one hop or do not spread as its jitter asks.
+	 * What to say about a listener's delays that the tiers serve only approximately: one
+	 * notice naming every retry whose delay goes through several tiers, and one per delay
+	 * whose draws the tiers do not spread as its jitter asks. Only for listeners whose
+	 * retries run on the tiers (the broker backend serves its delays exactly).
 	 * @param listener the listener's name
 	 * @param policy its policy
-	 * @return the notice, or {@code null} when the tiers serve every delay as asked
+	 * @return the notices, none when the tiers serve every delay as asked
 	 */
-	@Nullable String forInexactDelays(String listener, EffectiveRetryPolicy policy) {
-		if (policy.maxRetries() == 0) {
-			return null;
+	List<String> forInexactDelays(String listener, EffectiveRetryPolicy policy) {
+		// Retries by delay, in order: a delay that several retries share is named once.
+		Map<Duration, List<Long>> retriesByDelay = new LinkedHashMap<>();
+		for (long retry = 1; retry <= Math.min(policy.maxRetries(), MAX_RETRIES_DESCRIBED); retry++) {
+			retriesByDelay.computeIfAbsent(policy.delayBeforeRetry(retry), (delay) -> new ArrayList<>()).add(retry);
 		}
-		for (long retry = 1; retry <= Math.min(policy.maxRetries(), 20); retry++) {
-			Duration delay = policy.delayBeforeRetry(retry);
-			String notice = (policy.jitter() != 0) ? jitterNotice(listener, retry, delay, policy.jitter())
-					: hopNotice(listener, retry, delay);
-			if (notice != null) {
-				return notice;
+		List<String> notices = new ArrayList<>();
+		if (policy.jitter() != 0) {
+			retriesByDelay.forEach((delay, retries) -> {
+				String notice = jitterNotice(listener, retries, delay, policy.jitter());
+				if (notice != null) {
+					notices.add(notice);
+				}
+			});
+			return notices;
+		}
+		List<String> hops = new ArrayList<>();
+		List<Duration> tiersToAdd = new ArrayList<>();
+		retriesByDelay.forEach((delay, retries) -> {
+			String hop = hopsOf(delay);
+			if (hop != null) {
+				hops.add(retries(retries) + " after " + TierLadder.nameOf(delay)
+						+ ((retries.size() == 1) ? " goes" : " go") + " through tiers " + hop);
+				tiersToAdd.add(delay);
 			}
+		});
+		if (!hops.isEmpty()) {
+			notices.add(listener + ": " + String.join("; ", hops) + "; add "
+					+ String.join(", ", tiersToAdd.stream().map(TierLadder::nameOf).toList())
+					+ " to retry.tiers for a single hop" + ((tiersToAdd.size() > 1) ? " each." : "."));
 		}
-		return null;
+		return notices;
 	}
 
-	private @Nullable String hopNotice(String listener, long retry, Duration delay) {
+	// The tiers a delay goes through when it is not one tier, or null; a delay longer
+	// than
+	// the largest tier is composed by design.
+	private @Nullable String hopsOf(Duration delay) {
 		if (delay.compareTo(this.tiers.largest()) > 0 || this.tiers.hasExactTier(delay)) {
 			return null;
 		}
@@ -57,9 +87,22 @@ final class DelayNotices {
 		String late = (waited.minus(delay).compareTo(this.tiers.smallest()) > 0)
 				? ", late by " + TierLadder.nameOf(waited.minus(delay)) + " (the tiers are too far apart to compose it)"
 				: "";
-		return listener + ": retry " + retry + " after " + TierLadder.nameOf(delay) + " goes through tiers "
-				+ hops.stream().map(TierLadder::nameOf).toList() + late + "; add " + TierLadder.nameOf(delay)
-				+ " to retry.tiers for a single hop.";
+		return hops.stream().map(TierLadder::nameOf).toList() + late;
+	}
+
+	// "retry 2", "retries 2 and 3", "retries 3-7", "retries 1, 3 and 5".
+	static String retries(List<Long> retries) {
+		if (retries.size() == 1) {
+			return "retry " + retries.get(0);
+		}
+		long first = retries.get(0);
+		long last = retries.get(retries.size() - 1);
+		if (retries.size() > 2 && last - first == retries.size() - 1) {
+			return "retries " + first + "-" + last;
+		}
+		List<String> numbers = retries.stream().map(String::valueOf).toList();
+		return "retries " + String.join(", ", numbers.subList(0, numbers.size() - 1)) + " and "
+				+ numbers.get(numbers.size() - 1);
 	}
 
 	// What to say about a jittered delay: nothing while the tiers serve its draws, which
@@ -67,7 +110,7 @@ final class DelayNotices {
 	// spread is lost when it is narrower than the smallest tier, as close as the tiers
 	// serve a delay; and that draws are late where the tiers are too far apart to
 	// compose them.
-	private @Nullable String jitterNotice(String listener, long retry, Duration delay, double jitter) {
+	private @Nullable String jitterNotice(String listener, List<Long> retries, Duration delay, double jitter) {
 		if (delay.isZero()) {
 			return null;
 		}
@@ -91,13 +134,14 @@ final class DelayNotices {
 							+ "together are retried together and the jitter has no effect"
 					: "draws wait " + String.join(" or ", waits.stream().map(TierLadder::nameOf).toList())
 							+ " only, so messages that fail together are retried in " + waits.size() + " waves";
-			return listener + ": the tiers cannot spread retry " + retry + drawn + ": " + returns
+			return listener + ": the tiers cannot spread " + retries(retries) + drawn + ": " + returns
 					+ ". The tiers serve a delay to within the smallest tier ("
 					+ TierLadder.nameOf(this.tiers.smallest()) + "); add a tier shorter than the spread of "
 					+ TierLadder.nameOf(spread) + " to retry.tiers, or use a longer delay or more jitter.";
 		}
 		if (latest.compareTo(this.tiers.smallest()) > 0) {
-			return listener + ": retry " + retry + drawn + " is late by up to " + TierLadder.nameOf(latest)
+			return listener + ": " + retries(retries) + drawn + ((retries.size() == 1) ? " is" : " are")
+					+ " late by up to " + TierLadder.nameOf(latest)
 					+ " for some draws (the tiers are too far apart to compose them); add tiers between "
 					+ TierLadder.nameOf(shortest) + " and " + TierLadder.nameOf(longest) + " to retry.tiers.";
 		}

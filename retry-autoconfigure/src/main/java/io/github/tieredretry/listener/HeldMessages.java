@@ -1,20 +1,22 @@
 package io.github.tieredretry.listener;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 
+import com.rabbitmq.client.Channel;
 import io.github.tieredretry.forwarding.RetryExecutors;
 
 /**
  * Messages held unacknowledged while a pause runs: at its end each one's forward is tried
  * again (the forward failed: the message is not given back to its queue, where a quorum
  * queue would count the return towards its delivery limit), or it goes back to its queue
- * (the wrapper itself failed on it). When the application stops they all go back at once,
- * with {@code basic.nack}, before the listener containers close their channels: a message
- * put back by a closing channel counts as a failed delivery on RabbitMQ 4.3, a nack does
- * not.
+ * (the wrapper itself failed on it). When a container stops consuming on a channel, that
+ * channel's held messages go back at once with {@code basic.nack} (a closing channel
+ * would put them back as failed deliveries on RabbitMQ 4.3; a nack is not counted).
  */
 final class HeldMessages {
 
@@ -23,6 +25,9 @@ final class HeldMessages {
 	private final Set<Acknowledgement> held = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean stopping;
+
+	/** Consumer channels whose container stops: their messages are held no more. */
+	private final Set<Channel> givenBack = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
 	HeldMessages(RetryExecutors executors) {
 		this.executors = executors;
@@ -56,6 +61,10 @@ final class HeldMessages {
 
 	private void holdFor(Acknowledgement acknowledgement, long delayMillis, Runnable atEnd) {
 		if (this.stopping) {
+			acknowledgement.leaveToChannel();
+			return;
+		}
+		if (isGivenBack(acknowledgement)) {
 			acknowledgement.requeue();
 			return;
 		}
@@ -76,7 +85,10 @@ final class HeldMessages {
 			requeue(acknowledgement);
 		}
 		if (this.stopping) {
-			// Stopped meanwhile: do not leave it for the closing channel.
+			leaveToChannel(acknowledgement);
+		}
+		else if (isGivenBack(acknowledgement)) {
+			// Its container stopped meanwhile: do not leave it for the closing channel.
 			requeue(acknowledgement);
 		}
 	}
@@ -84,6 +96,12 @@ final class HeldMessages {
 	private void requeue(Acknowledgement acknowledgement) {
 		if (this.held.remove(acknowledgement)) {
 			acknowledgement.requeue();
+		}
+	}
+
+	private void leaveToChannel(Acknowledgement acknowledgement) {
+		if (this.held.remove(acknowledgement)) {
+			acknowledgement.leaveToChannel();
 		}
 	}
 
@@ -95,12 +113,33 @@ final class HeldMessages {
 		return this.held.size();
 	}
 
+	private boolean isGivenBack(Acknowledgement acknowledgement) {
+		return this.givenBack.contains(acknowledgement.channel());
+	}
+
 	/**
-	 * The application stops: every held message goes back now, and later ones at once.
+	 * A container stops consuming on a channel: its held messages go back now, and later
+	 * ones at once.
+	 * @param channel the real consumer channel
 	 */
-	void requeueAllNow() {
+	void giveBack(Channel channel) {
+		this.givenBack.add(channel);
+		this.held.forEach((acknowledgement) -> {
+			if (acknowledgement.channel() == channel) {
+				requeue(acknowledgement);
+			}
+		});
+	}
+
+	/**
+	 * The application stops: nothing is held or forwarded again any more. Held messages
+	 * are left to their consumer channels, which give them back when their containers
+	 * stop consuming: given back now, a message could be delivered again to a consumer
+	 * that has not stopped yet.
+	 */
+	void stopHolding() {
 		this.stopping = true;
-		this.held.forEach(this::requeue);
+		this.held.forEach(this::leaveToChannel);
 	}
 
 }

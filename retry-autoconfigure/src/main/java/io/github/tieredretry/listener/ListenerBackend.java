@@ -25,6 +25,8 @@ public final class ListenerBackend {
 
 	private volatile @Nullable String brokerVersion;
 
+	private volatile List<String> tierNotices = List.of();
+
 	ListenerBackend(String listener, RetryBackend requested, EffectiveRetryPolicy policy,
 			List<BackendChoice.QueueFacts> queues) {
 		this.listener = listener;
@@ -55,6 +57,22 @@ public final class ListenerBackend {
 		this.brokerVersion = version;
 		this.choice = chosen;
 		return chosen;
+	}
+
+	/**
+	 * Say what the tiers serve only approximately, should this listener run on them.
+	 * @param notices the startup notices about its delays on the tiers
+	 */
+	void onTheTiersNotice(List<String> notices) {
+		this.tierNotices = List.copyOf(notices);
+	}
+
+	/**
+	 * The startup notices about this listener's delays on the tiers.
+	 * @return the notices, empty when the tiers serve them as asked
+	 */
+	List<String> tierNotices() {
+		return this.tierNotices;
 	}
 
 	/**

@@ -62,7 +62,10 @@ public interface ListenerGate {
 		 */
 		PROBE,
 
-		/** The application stops: the message goes back to its queue. */
+		/**
+		 * The application stops: the message is left to its consumer channel, which gives
+		 * it back when its container stops consuming.
+		 */
 		STOPPED
 
 	}

@@ -1,5 +1,6 @@
 package io.github.tieredretry.listener;
 
+import java.time.Duration;
 import java.util.concurrent.ConcurrentSkipListSet;
 
 /**
@@ -12,10 +13,15 @@ import java.util.concurrent.ConcurrentSkipListSet;
  * A tag is added before any later delivery of the channel can be settled (the consumer
  * hands deliveries over in order) and removed only once its settlement has been sent, so
  * a multiple ack never settles a delivery that another thread acks on its own.
+ * <p>
+ * When its container stops, the channel waits for them to be settled before it gives back
+ * what is left (see {@link ConsumerChannels}).
  */
 final class OutstandingDeliveries {
 
 	private final ConcurrentSkipListSet<Long> tags = new ConcurrentSkipListSet<>();
+
+	private volatile boolean awaited;
 
 	void add(long deliveryTag) {
 		this.tags.add(deliveryTag);
@@ -23,6 +29,41 @@ final class OutstandingDeliveries {
 
 	void remove(long deliveryTag) {
 		this.tags.remove(deliveryTag);
+		if (this.awaited) {
+			synchronized (this) {
+				notifyAll();
+			}
+		}
+	}
+
+	int size() {
+		return this.tags.size();
+	}
+
+	/**
+	 * Wait until no delivery is outstanding.
+	 * @param timeout how long to wait at most
+	 * @return whether none is outstanding
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	boolean awaitNone(Duration timeout) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		synchronized (this) {
+			this.awaited = true;
+			try {
+				while (!this.tags.isEmpty()) {
+					long left = deadline - System.nanoTime();
+					if (left <= 0) {
+						return false;
+					}
+					wait(Math.max(1, left / 1_000_000));
+				}
+				return true;
+			}
+			finally {
+				this.awaited = false;
+			}
+		}
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.tieredretry.policy.BackendChoice;
+import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -83,6 +84,10 @@ public final class RetryBackends implements SmartLifecycle {
 			else if (logger.isInfoEnabled()) {
 				logger.info("Retries of " + backend.listener() + " run on the " + choice.backend().value() + ": "
 						+ choice.reason());
+			}
+			if (choice.backend() == RetryBackend.TIERS && logger.isInfoEnabled()) {
+				// Only now: the broker backend serves its delays exactly.
+				backend.tierNotices().forEach(logger::info);
 			}
 		}
 	}

@@ -57,7 +57,9 @@ final class RetryRounds {
 			// holding these messages.
 			ListenerGate.Passage passage = this.gate.awaitPassage();
 			if (passage == ListenerGate.Passage.STOPPED) {
-				round.forEach((delivery) -> delivery.acknowledgement().requeue());
+				// Given back now, it could come straight back to this consumer, which
+				// still consumes: its channel gives it back once the container stops.
+				round.forEach((delivery) -> delivery.acknowledgement().leaveToChannel());
 				return;
 			}
 			if (!round.get(0).acknowledgement().isChannelOpen()) {

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.event.RetryEventPublisher;
@@ -13,6 +14,7 @@ import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.BreakerSettings;
+import io.github.tieredretry.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
@@ -26,6 +28,8 @@ import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.core.MessageListenerContainer;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RoutingConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MethodRabbitListenerEndpoint;
 import org.springframework.amqp.rabbit.listener.MultiMethodRabbitListenerEndpoint;
@@ -67,6 +71,8 @@ public final class RetryableListenerInstaller {
 	private final DelayNotices delayNotices;
 
 	private final Duration asyncAttemptTimeout;
+
+	private final List<ConsumerChannels> consumerChannels = new CopyOnWriteArrayList<>();
 
 	/**
 	 * Create the installer.
@@ -156,6 +162,15 @@ public final class RetryableListenerInstaller {
 		RetryBackend requested = this.policies.resolveBackend(annotation);
 		ListenerBackend backend = new ListenerBackend(listener, requested, policy,
 				queues.stream().map((queue) -> this.declaredQueues.facts(queue, listener, policy, requested)).toList());
+		List<String> notices = this.delayNotices.forInexactDelays(listener, policy);
+		if (requested == RetryBackend.TIERS || policy.jitter() > 0 || BrokerDelayedRetry.producing(policy) == null) {
+			// The tiers run whatever the broker: said now.
+			notices.forEach(logger::info);
+		}
+		else {
+			// Said once the broker's version is known, if the tiers run.
+			backend.onTheTiersNotice(notices);
+		}
 		this.backends.register(backend);
 		InvocationCapture invocations = (async || batch) ? InvocationCapture.install(original) : null;
 		if (async && invocations == null) {
@@ -173,8 +188,13 @@ public final class RetryableListenerInstaller {
 		}
 		DeliveryOutcomes outcomes = new DeliveryOutcomes(info, new RetryDecider(this.tiers, policy), this.runtime,
 				sender, notifications, gate, backend);
-		listenerContainer.setMessageListener(batch ? new RetryingBatchMessageListener(original, outcomes, invocations)
-				: new RetryingMessageListener(original, outcomes, invocations));
+		ConsumerChannels channels = new ConsumerChannels(listenerContainer, this.runtime.heldMessages(),
+				shutdownTimeout(listenerContainer));
+		this.consumerChannels.add(channels);
+		listenerContainer
+			.setMessageListener(batch ? new RetryingBatchMessageListener(original, outcomes, channels, invocations)
+					: new RetryingMessageListener(original, outcomes, channels, invocations));
+		consumeOnDecoratedChannels(listener, listenerContainer, channels);
 		// A producer-side batch must reach the wrapper as the one delivery it is (and is
 		// then parked): the container splits none, not even for consumer-side batching,
 		// which turns its splitting on when it starts.
@@ -185,10 +205,6 @@ public final class RetryableListenerInstaller {
 		queues.forEach(this.topology::registerWorkQueue);
 		this.registry.applied(info, listenerContainer);
 		if (logger.isInfoEnabled()) {
-			String notice = this.delayNotices.forInexactDelays(listener, policy);
-			if (notice != null) {
-				logger.info(notice);
-			}
 			String shape = (batch ? "batch " : "") + (async ? "asynchronous " : "");
 			logger.info("Tiered retries for " + shape + listener + " on " + queues + ": " + policy + ", tiers "
 					+ this.tiers + ", " + breaker.describe());
@@ -196,20 +212,54 @@ public final class RetryableListenerInstaller {
 	}
 
 	/**
-	 * The application stops: messages waiting for a pause to end go back to their queue
-	 * now, and forwards held while the broker blocks publishing give up, so that their
-	 * originals go back too, with {@code basic.nack}, before the listener containers
-	 * close their channels.
+	 * The application stops, before its listener containers do: nothing is held or
+	 * forwarded again any more, forwards held while the broker blocks publishing give up,
+	 * and a paused listener's consumers stop waiting. What is not settled is left to the
+	 * consumer channels, which give it back uncounted when their containers stop
+	 * consuming (see {@link ConsumerChannels}); given back now, a message could come back
+	 * to a consumer that has not stopped yet.
 	 */
 	public void stopping() {
-		// Asynchronous attempts still running get a moment to end; those that do not go
-		// back to their queue with the held messages.
+		// Asynchronous attempts still running get a moment to end; those that do not are
+		// cancelled, their messages left to their channels with the held messages.
 		this.runtime.async()
 			.stopping(
 					(this.asyncAttemptTimeout.compareTo(STOPPING_WAIT) < 0) ? this.asyncAttemptTimeout : STOPPING_WAIT);
 		this.gates.stopping();
-		this.runtime.heldMessages().requeueAllNow();
+		this.runtime.heldMessages().stopHolding();
 		this.runtime.forwarder().releaseHeld();
+	}
+
+	/**
+	 * The application is about to close its connections: the retryable containers stop
+	 * consuming (if they have not yet), and what is still unacknowledged on their
+	 * channels goes back now, uncounted, rather than with the closing connection.
+	 */
+	public void stopConsuming() {
+		this.consumerChannels.forEach(ConsumerChannels::stopConsumingAndGiveBackAll);
+	}
+
+	// A stop is not a failure: the container consumes on channels that give its messages
+	// back uncounted (see ConsumerChannels). A routing connection factory chooses its
+	// target per call and is left alone.
+	private static void consumeOnDecoratedChannels(String listener, AbstractMessageListenerContainer container,
+			ConsumerChannels channels) {
+		Object connectionFactory = new DirectFieldAccessor(container).getPropertyValue("connectionFactory");
+		if (connectionFactory instanceof RoutingConnectionFactory
+				|| !(connectionFactory instanceof ConnectionFactory)) {
+			logger.info("The container of " + listener + " uses a routing connection factory: on RabbitMQ 4.3, "
+					+ "messages it gives back when it stops count as failed deliveries of a quorum queue");
+			return;
+		}
+		container.setConnectionFactory(channels.decorate((ConnectionFactory) connectionFactory));
+	}
+
+	// How long a stopping container waits for its workers: also how long its channels
+	// wait for forwards in flight before they give their messages back.
+	private static Duration shutdownTimeout(AbstractMessageListenerContainer container) {
+		Object timeout = new DirectFieldAccessor(container).getPropertyValue("shutdownTimeout");
+		return Duration.ofMillis((timeout instanceof Long millis && millis > 0) ? millis
+				: AbstractMessageListenerContainer.DEFAULT_SHUTDOWN_TIMEOUT);
 	}
 
 	// How many failed messages one consumer holds while the broker blocks publishing:

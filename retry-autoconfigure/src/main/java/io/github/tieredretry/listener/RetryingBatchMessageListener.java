@@ -12,7 +12,6 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 
 import com.rabbitmq.client.Channel;
-import io.github.tieredretry.broker.RealChannels;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.BatchMessageListener;
@@ -38,12 +37,6 @@ import org.springframework.amqp.rabbit.listener.api.ChannelAwareBatchMessageList
 final class RetryingBatchMessageListener extends RetryingListener implements ChannelAwareBatchMessageListener {
 
 	/**
-	 * The unsettled deliveries of each consumer channel of this listener (no other
-	 * listener consumes on them); a closed channel's entry goes with the channel.
-	 */
-	private final Map<Channel, OutstandingDeliveries> outstanding = Collections.synchronizedMap(new WeakHashMap<>());
-
-	/**
 	 * The channel Spring AMQP's batch adapter gets, per channel the container exposes
 	 * (its settlements kept from the broker and recorded for the call that runs on the
 	 * thread).
@@ -58,11 +51,12 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 	 * @param delegate the listener, a {@link BatchMessageListener} or
 	 * {@link ChannelAwareBatchMessageListener}
 	 * @param outcomes what happens to its deliveries
+	 * @param channels the channels its container consumes on
 	 * @param invocations what its adapter's method is given and returns
 	 */
-	RetryingBatchMessageListener(MessageListener delegate, DeliveryOutcomes outcomes,
+	RetryingBatchMessageListener(MessageListener delegate, DeliveryOutcomes outcomes, ConsumerChannels channels,
 			@Nullable InvocationCapture invocations) {
-		super(delegate, outcomes, invocations);
+		super(delegate, outcomes, channels, invocations);
 	}
 
 	@Override
@@ -78,8 +72,7 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 		sender.awaitPauses();
 		List<DeliveryCapture.@Nullable Received> received = this.outcomes.runtime().capture().take(messages);
 		List<Delivery> deliveries = new ArrayList<>(messages.size());
-		OutstandingDeliveries unsettled = this.outstanding.computeIfAbsent(RealChannels.target(exposed),
-				(real) -> new OutstandingDeliveries());
+		OutstandingDeliveries unsettled = this.channels.of(exposed);
 		for (int i = 0; i < messages.size(); i++) {
 			Message message = messages.get(i);
 			Acknowledgement acknowledgement = new Acknowledgement(exposed, message, unsettled);

@@ -36,11 +36,15 @@ abstract class RetryingListener implements ChannelAwareMessageListener {
 
 	final RetryRounds rounds;
 
+	final ConsumerChannels channels;
+
 	private final @Nullable InvocationCapture invocations;
 
-	RetryingListener(MessageListener delegate, DeliveryOutcomes outcomes, @Nullable InvocationCapture invocations) {
+	RetryingListener(MessageListener delegate, DeliveryOutcomes outcomes, ConsumerChannels channels,
+			@Nullable InvocationCapture invocations) {
 		this.delegate = delegate;
 		this.outcomes = outcomes;
+		this.channels = channels;
 		this.invocations = invocations;
 		this.rounds = new RetryRounds(outcomes, this::callFor);
 	}

@@ -37,17 +37,18 @@ final class RetryingMessageListener extends RetryingListener {
 	 * Wrap a listener.
 	 * @param delegate the listener
 	 * @param outcomes what happens to its deliveries
+	 * @param channels the channels its container consumes on
 	 * @param invocations what its adapter's method returns, for asynchronous listeners
 	 */
-	RetryingMessageListener(MessageListener delegate, DeliveryOutcomes outcomes,
+	RetryingMessageListener(MessageListener delegate, DeliveryOutcomes outcomes, ConsumerChannels channels,
 			@Nullable InvocationCapture invocations) {
-		super(delegate, outcomes, invocations);
+		super(delegate, outcomes, channels, invocations);
 	}
 
 	@Override
 	public void onMessage(Message message, @Nullable Channel channel) throws Exception {
 		Channel exposed = required(channel);
-		Acknowledgement acknowledgement = new Acknowledgement(exposed, message);
+		Acknowledgement acknowledgement = new Acknowledgement(exposed, message, this.channels.of(exposed));
 		ForwardSender sender = this.outcomes.sender();
 		sender.awaitPauses();
 		try {

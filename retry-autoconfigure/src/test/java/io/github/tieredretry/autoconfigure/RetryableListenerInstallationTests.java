@@ -204,9 +204,10 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 			.withUserConfiguration(OrderListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(output).contains("OrderListener#onOrder: the tiers cannot spread retry 1 after 1s (jitter "
-						+ "0.2: drawn between 800ms and 1200ms): draws wait 1s or 2s only, so messages that fail "
-						+ "together are retried in 2 waves.");
+				assertThat(output)
+					.contains("OrderListener#onOrder: the tiers cannot spread retries 1-5 after 1s (jitter "
+							+ "0.2: drawn between 800ms and 1200ms): draws wait 1s or 2s only, so messages that fail "
+							+ "together are retried in 2 waves.");
 			});
 	}
 
@@ -222,6 +223,42 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 					.doesNotContain("cannot spread")
 					.doesNotContain("late by")
 					.doesNotContain("for a single hop");
+			});
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void everyRetryThatHopsIsNamedOnceInOneStartupNotice(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=2s, 2s, 5s, 7s",
+					"retry.defaults.max-retries=6", "retry.defaults.backend=tiers")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).containsOnlyOnce("OrderListener#onOrder: retries 1 and 2 after 2s go through tiers "
+						+ "[1s, 1s]; add 2s to retry.tiers for a single hop.");
+			});
+		this.contextRunner
+			.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=2s, 5s, 3s", "retry.defaults.max-retries=6",
+					"retry.defaults.backend=tiers")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> assertThat(output).containsOnlyOnce("OrderListener#onOrder: retry 1 after 2s goes "
+					+ "through tiers [1s, 1s]; retries 3-6 after 3s go through tiers [1s, 1s, 1s]; add 2s, 3s to "
+					+ "retry.tiers for a single hop each."));
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void tierNoticeOfAListenerTheBrokerMayServeWaitsForTheBackendChoice(CapturedOutput output) {
+		// No broker here: the choice is never made, so nothing is said about tiers that
+		// may not run (linear delays on a quorum queue may run on the broker backend).
+		this.contextRunner.withPropertyValues("retry.tiers=1s,5s", "retry.defaults.delays=2s")
+			.withUserConfiguration(OrderListener.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(output).contains("Tiered retries for AutoConfigurationTestSupport.OrderListener#onOrder")
+					.doesNotContain("go through tiers")
+					.doesNotContain("goes through tiers");
 			});
 	}
 

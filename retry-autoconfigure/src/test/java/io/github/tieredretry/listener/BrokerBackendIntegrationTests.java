@@ -22,6 +22,7 @@ import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
@@ -32,6 +33,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
@@ -242,6 +245,28 @@ class BrokerBackendIntegrationTests {
 			InvocationRecorder secondRecorder = second.getBean(InvocationRecorder.class);
 			await().atMost(Duration.ofSeconds(15)).until(() -> secondRecorder.succeeded(id));
 			assertThat(secondRecorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(1L);
+		}
+	}
+
+	@Test
+	@ExtendWith(OutputCaptureExtension.class)
+	void startupSaysHowTheTiersComposeTheDelaysOnlyWhereTheTiersRun(CapturedOutput output) {
+		Map<String, Object> properties = startupProperties(queues.name("notices"));
+		properties.put("retry.defaults.delays", "300ms, 600ms, 900ms");
+		properties.put("retry.defaults.max-retries", "3");
+		try (ConfigurableApplicationContext application = TestApplications.run(Startups.RestartedApp.class,
+				properties)) {
+			assertThat(output)
+				.contains("Retries of BrokerBackendIntegrationTests.Startups.RestartedListener#onWork run on the "
+						+ (onTheBroker ? "broker" : "tiers"));
+			if (onTheBroker) {
+				// The queue's delayed retry makes these delays exactly: no tier is
+				// involved.
+				assertThat(output).doesNotContain("RestartedListener#onWork: retr");
+			}
+			else {
+				assertThat(output).contains("RestartedListener#onWork: retry 1 after 300ms goes through tiers");
+			}
 		}
 	}
 

@@ -57,12 +57,27 @@ class HeldMessagesTests {
 	}
 
 	@Test
-	void stoppingPutsBackEveryWaitingMessageNowAndLaterOnesAtOnce() throws Exception {
+	void applicationThatStopsLeavesEveryWaitingMessageToItsChannelNowAndLaterOnesAtOnce() throws Exception {
+		// Given back while the consumer still consumes, it could come back to it and be
+		// returned twice: the consumer channel gives it back when its container stops.
 		this.held.requeueLater(acknowledgement(3), Duration.ofHours(1).toMillis());
-		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
 
-		this.held.requeueAllNow();
+		this.held.stopHolding();
+		this.held.requeueLater(acknowledgement(4), Duration.ofHours(1).toMillis());
+
+		assertThat(this.held.size()).isZero();
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+	}
+
+	@Test
+	void containerThatStopsConsumingOnAChannelGetsItsWaitingMessagesBackNowAndLaterOnesAtOnce() throws Exception {
+		Channel other = mock(Channel.class);
+		this.held.requeueLater(acknowledgement(3), Duration.ofHours(1).toMillis());
+		this.held.requeueLater(new Acknowledgement(other, message(9)), Duration.ofHours(1).toMillis());
+
+		this.held.giveBack(this.channel);
 		verify(this.channel).basicNack(3, false, true);
+		verify(other, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
 
 		this.held.requeueLater(acknowledgement(4), Duration.ofHours(1).toMillis());
 		verify(this.channel).basicNack(4, false, true);
@@ -95,11 +110,11 @@ class HeldMessagesTests {
 	}
 
 	@Test
-	void stoppingPutsBackAMessageWaitingToBeForwardedAgain() throws Exception {
+	void containerThatStopsConsumingGetsBackAMessageWaitingToBeForwardedAgain() throws Exception {
 		AtomicBoolean forwardedAgain = new AtomicBoolean();
 		this.held.forwardLater(acknowledgement(8), Duration.ofHours(1).toMillis(), () -> forwardedAgain.set(true));
 
-		this.held.requeueAllNow();
+		this.held.giveBack(this.channel);
 
 		verify(this.channel).basicNack(8, false, true);
 		assertThat(forwardedAgain).isFalse();
@@ -115,9 +130,13 @@ class HeldMessagesTests {
 	}
 
 	private Acknowledgement acknowledgement(long deliveryTag) {
+		return new Acknowledgement(this.channel, message(deliveryTag));
+	}
+
+	private static Message message(long deliveryTag) {
 		MessageProperties properties = new MessageProperties();
 		properties.setDeliveryTag(deliveryTag);
-		return new Acknowledgement(this.channel, new Message(new byte[0], properties));
+		return new Message(new byte[0], properties);
 	}
 
 }

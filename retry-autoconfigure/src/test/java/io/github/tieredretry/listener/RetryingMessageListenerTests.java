@@ -431,7 +431,9 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
-	void stoppingGateRequeuesTheMessageWithoutInvokingTheListener() throws Exception {
+	void stoppingGateLeavesTheMessageToItsChannelWithoutInvokingTheListener() throws Exception {
+		// Given back while the consumer still consumes, it could come back to it: its
+		// channel gives it back once the container stops consuming.
 		AtomicInteger calls = new AtomicInteger();
 		RetryingMessageListener wrapper = wrapper((message) -> calls.incrementAndGet(), policy(3),
 				new RecordingGate(ListenerGate.Passage.STOPPED));
@@ -439,7 +441,8 @@ class RetryingMessageListenerTests {
 		wrapper.onMessage(message(20, 0, null), this.channel);
 
 		assertThat(calls).hasValue(0);
-		verify(this.channel).basicNack(20, false, true);
+		verify(this.channel, never()).basicNack(anyLong(), anyBoolean(), anyBoolean());
+		verify(this.channel, never()).basicAck(anyLong(), anyBoolean());
 		verifyNothingForwarded();
 	}
 
@@ -808,7 +811,8 @@ class RetryingMessageListenerTests {
 							throw new IllegalStateException(ex);
 						}
 						this.calls.add(messages);
-					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))), null);
+					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))),
+					RetryingMessageListenerTests.this.channels(), null);
 
 			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
 
@@ -854,7 +858,8 @@ class RetryingMessageListenerTests {
 					(BatchMessageListener) (messages) -> {
 						this.calls.add(List.copyOf(messages));
 						invocations.captured(messages, result);
-					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))), invocations);
+					}, outcomes(policy(3), RetryingMessageListenerTests.this.gate, onTheTiers(policy(3))),
+					RetryingMessageListenerTests.this.channels(), invocations);
 
 			wrapper.onMessageBatch(batch(3), RetryingMessageListenerTests.this.channel);
 			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
@@ -882,7 +887,8 @@ class RetryingMessageListenerTests {
 				listener.accept(messages);
 			};
 			return new RetryingBatchMessageListener(delegate,
-					outcomes(policy, RetryingMessageListenerTests.this.gate, backend), null);
+					outcomes(policy, RetryingMessageListenerTests.this.gate, backend),
+					RetryingMessageListenerTests.this.channels(), null);
 		}
 
 		private List<Message> batch(int size) {
@@ -997,7 +1003,8 @@ class RetryingMessageListenerTests {
 				this.invocations.captured(message,
 						(call == 1) ? CompletableFuture.failedFuture(new IllegalStateException("still down"))
 								: CompletableFuture.completedFuture(null));
-			}, outcomes(policy(3), probing, onTheTiers(policy(3))), this.invocations);
+			}, outcomes(policy(3), probing, onTheTiers(policy(3))), RetryingMessageListenerTests.this.channels(),
+					this.invocations);
 
 			wrapper.onMessage(message(6, 0, null), RetryingMessageListenerTests.this.channel);
 
@@ -1010,7 +1017,8 @@ class RetryingMessageListenerTests {
 				EffectiveRetryPolicy policy) {
 			MessageListener delegate = (message) -> this.invocations.captured(message, listener.apply(message));
 			return new RetryingMessageListener(delegate,
-					outcomes(policy, RetryingMessageListenerTests.this.gate, onTheTiers(policy)), this.invocations);
+					outcomes(policy, RetryingMessageListenerTests.this.gate, onTheTiers(policy)),
+					RetryingMessageListenerTests.this.channels(), this.invocations);
 		}
 
 	}
@@ -1058,7 +1066,13 @@ class RetryingMessageListenerTests {
 
 	private RetryingMessageListener wrapper(MessageListener delegate, EffectiveRetryPolicy policy, ListenerGate gate,
 			ListenerBackend backend) {
-		return new RetryingMessageListener(delegate, outcomes(policy, gate, backend), null);
+		return new RetryingMessageListener(delegate, outcomes(policy, gate, backend),
+				RetryingMessageListenerTests.this.channels(), null);
+	}
+
+	ConsumerChannels channels() {
+		return new ConsumerChannels(org.mockito.Mockito.mock(org.springframework.context.Lifecycle.class),
+				new HeldMessages(this.executors), Duration.ofSeconds(5));
 	}
 
 	private DeliveryOutcomes outcomes(EffectiveRetryPolicy policy, ListenerGate gate, ListenerBackend backend) {

@@ -1,0 +1,254 @@
+package io.github.tieredretry.listener;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.TestApplications;
+import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A stop is not a failure (#30): an application that stops, or a listener container that
+ * is stopped and started again, with messages prefetched and not processed, gives them
+ * back to their quorum queue without spending any of their retries or of their delivery
+ * limit. RabbitMQ 4.3 counts a {@code basic.reject} and a closed channel as a failed
+ * delivery ({@code x-delivery-count}, the broker backend's retry count) and a
+ * {@code basic.nack} not; RabbitMQ 4.0 to 4.2 (and 3.x quorum queues) count every return,
+ * so there a stop costs a message at most one count.
+ * <p>
+ * Every container type and listener shape, on both backends: 600 messages of 5 ms each,
+ * the application stopped once 40 were processed; then every message left is read back
+ * with a plain client.
+ */
+class StopReturnsIntegrationTests {
+
+	@RegisterExtension
+	static final TestQueues queues = TestQueues.prefixed("stopreturns");
+
+	static final TestQueues.Topology topology = queues.topology();
+
+	static final int MESSAGES = 600;
+
+	static Stream<Arguments> listeners() {
+		return Stream.of(Arguments.of("simple", "single", "auto"), Arguments.of("direct", "single", "auto"),
+				Arguments.of("simple", "batch", "auto"), Arguments.of("simple", "async", "auto"),
+				Arguments.of("simple", "single", "tiers"), Arguments.of("direct", "single", "tiers"));
+	}
+
+	@ParameterizedTest(name = "{0} container, {1} listener, backend {2}")
+	@MethodSource("listeners")
+	void applicationThatStopsGivesUnprocessedMessagesBackUncounted(String container, String shape, String backend)
+			throws Exception {
+		String queue = queues.name(container + "-" + shape + "-" + backend);
+		Map<String, Object> properties = properties(queue, container, shape, backend);
+		SlowListener listener;
+		try (ConfigurableApplicationContext application = TestApplications.run(App.class, properties)) {
+			listener = application.getBean(SlowListener.class);
+			publish(queue, MESSAGES);
+			await().atMost(Duration.ofSeconds(30)).until(() -> listener.processed.size() >= 40);
+		}
+		Map<String, Long> counts = leftInTheQueue(queue, listener.processed);
+		assertThat(counts).as("messages left in the queue").isNotEmpty();
+		assertUncounted(counts);
+	}
+
+	@ParameterizedTest(name = "{0} container, {1} listener, backend {2}")
+	@MethodSource("listeners")
+	void containerStoppedAndStartedAgainGivesUnprocessedMessagesBackUncounted(String container, String shape,
+			String backend) throws Exception {
+		String queue = queues.name("restart-" + container + "-" + shape + "-" + backend);
+		Map<String, Object> properties = properties(queue, container, shape, backend);
+		try (ConfigurableApplicationContext application = TestApplications.run(App.class, properties)) {
+			SlowListener listener = application.getBean(SlowListener.class);
+			RabbitListenerEndpointRegistry registry = application.getBean(RabbitListenerEndpointRegistry.class);
+			publish(queue, MESSAGES);
+			await().atMost(Duration.ofSeconds(30)).until(() -> listener.processed.size() >= 40);
+			registry.getListenerContainer("slow").stop();
+			int processedBeforeTheStop = listener.processed.size();
+			registry.getListenerContainer("slow").start();
+			await().atMost(Duration.ofSeconds(60)).until(() -> listener.processed.size() == MESSAGES);
+			assertThat(processedBeforeTheStop).as("processed before the stop").isLessThan(MESSAGES);
+			assertThat(listener.retried).as("messages that arrived as a retry").isEmpty();
+			assertUncounted(listener.counted);
+		}
+	}
+
+	private static void assertUncounted(Map<String, Long> counts) {
+		if (TestBroker.get().isAtLeast(4, 3)) {
+			assertThat(counts).as("x-delivery-count of the messages given back")
+				.allSatisfy((id, count) -> assertThat(count).isZero());
+		}
+		else {
+			// Every return counts there: at most the one the stop made.
+			assertThat(counts).as("x-delivery-count of the messages given back")
+				.allSatisfy((id, count) -> assertThat(count).isLessThanOrEqualTo(1));
+		}
+	}
+
+	// Takes every message left (a message the broker counted a failed delivery of may
+	// wait
+	// in the queue's delayed retry first) until each message was processed or taken:
+	// their
+	// x-delivery-count by message id.
+	private static Map<String, Long> leftInTheQueue(String queue, Set<String> processed) {
+		Map<String, Long> left = new ConcurrentHashMap<>();
+		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+			for (BrokerClient.Received received : queues.broker().drain(queue)) {
+				Object count = received.headers().get(RetryHeaders.BROKER_DELIVERY_COUNT);
+				String id = received.properties().getMessageId();
+				assertThat(left.put(id, (count instanceof Number number) ? number.longValue() : 0L))
+					.as("message %s given back twice", id)
+					.isNull();
+			}
+			Set<String> seen = new HashSet<>(processed);
+			seen.addAll(left.keySet());
+			assertThat(seen).as("messages processed or left in the queue").hasSize(MESSAGES);
+		});
+		return left;
+	}
+
+	// All at once, one confirm wait: the listener must find a full prefetch when it
+	// stops.
+	private static void publish(String queue, int count) throws Exception {
+		Channel channel = queues.broker().channel();
+		for (int i = 0; i < count; i++) {
+			String id = "m" + i;
+			channel.basicPublish("", queue, new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
+					id.getBytes());
+		}
+		channel.waitForConfirmsOrDie(30_000);
+	}
+
+	private static Map<String, Object> properties(String queue, String container, String shape, String backend) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (String pair : TestBroker.get().springProperties()) {
+			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+		}
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("spring.rabbitmq.listener.type", container);
+		properties.put("spring.rabbitmq.listener." + container + ".prefetch", "250");
+		if (shape.equals("batch")) {
+			properties.put("spring.rabbitmq.listener.simple.consumer-batch-enabled", "true");
+			properties.put("spring.rabbitmq.listener.simple.batch-size", "10");
+		}
+		properties.put("test.queue", queue);
+		properties.put("test.shape", shape);
+		properties.put("retry.parking-lot", topology.parkingLot());
+		properties.put("retry.tiers", topology.tiers());
+		properties.put("retry.queue-type", "quorum");
+		properties.put("retry.broker.declare-queue-arguments", "true");
+		properties.put("retry.defaults.backend", backend);
+		properties.put("retry.defaults.max-retries", "3");
+		properties.put("retry.defaults.delays", "300ms, 600ms, 900ms");
+		return properties;
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		Queue workQueue(Environment environment) {
+			return QueueBuilder.durable(environment.getRequiredProperty("test.queue")).quorum().build();
+		}
+
+		@Bean
+		SlowListener slowListener(Environment environment) {
+			return switch (environment.getRequiredProperty("test.shape")) {
+				case "batch" -> new SlowBatchListener();
+				case "async" -> new SlowAsyncListener();
+				default -> new SlowSingleListener();
+			};
+		}
+
+	}
+
+	/** Takes 5 ms per message, like a listener that writes to a database. */
+	abstract static class SlowListener {
+
+		final Set<String> processed = ConcurrentHashMap.newKeySet();
+
+		final Set<String> retried = ConcurrentHashMap.newKeySet();
+
+		/** x-delivery-count of the messages that arrived with one. */
+		final Map<String, Long> counted = new ConcurrentHashMap<>();
+
+		void work(Message message) {
+			String id = message.getMessageProperties().getMessageId();
+			if (message.getMessageProperties().getRetryCount() > 0) {
+				this.retried.add(id);
+			}
+			Object count = message.getMessageProperties().getHeaders().get(RetryHeaders.BROKER_DELIVERY_COUNT);
+			if (count instanceof Number number && number.longValue() > 0) {
+				this.counted.merge(id, number.longValue(), Math::max);
+			}
+			long until = System.nanoTime() + Duration.ofMillis(5).toNanos();
+			while (System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+			this.processed.add(id);
+		}
+
+	}
+
+	static class SlowSingleListener extends SlowListener {
+
+		@RabbitListener(id = "slow", queues = "${test.queue}")
+		@RetryableListener
+		void onMessage(Message message) {
+			work(message);
+		}
+
+	}
+
+	static class SlowBatchListener extends SlowListener {
+
+		@RabbitListener(id = "slow", queues = "${test.queue}", batch = "true")
+		@RetryableListener
+		void onMessages(List<Message> messages) {
+			messages.forEach(this::work);
+		}
+
+	}
+
+	static class SlowAsyncListener extends SlowListener {
+
+		@RabbitListener(id = "slow", queues = "${test.queue}")
+		@RetryableListener
+		CompletableFuture<Void> onMessage(Message message) {
+			return CompletableFuture.runAsync(() -> work(message));
+		}
+
+	}
+
+}
