@@ -50,7 +50,9 @@ import static org.awaitility.Awaitility.await;
  * until the delivery time the starter gives the returned message: no tier, no republish,
  * the policy's delays (here not linear, which no queue argument could make) exactly, and
  * returns that never count towards the queue's delivery limit. On 4.0 the retries go
- * through the tiers. Before 4.0 the client cannot consume at all, and startup says so.
+ * through the tiers. Before 4.0 the client cannot consume at all, and startup says so:
+ * there every test of this class asserts that one refusal, one fact asserted six times
+ * (the refusals that do not depend on the broker: AmqpClientListenerInstallationTests).
  */
 @RabbitIntegrationTest
 class AmqpClientListenerIntegrationTests {
@@ -77,6 +79,10 @@ class AmqpClientListenerIntegrationTests {
 	static void stop() {
 		if (application != null) {
 			application.close();
+		}
+		else {
+			System.out.println("[amqp10] RabbitMQ " + TestBroker.get().version() + ": every test of this class "
+					+ "asserted one fact, that a listener of the AMQP 1.0 client fails startup here");
 		}
 	}
 

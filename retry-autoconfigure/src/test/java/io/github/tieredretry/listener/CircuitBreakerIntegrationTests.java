@@ -14,6 +14,7 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.metrics.BreakerMetrics;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +28,7 @@ import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
@@ -102,6 +104,9 @@ class CircuitBreakerIntegrationTests {
 	@Autowired
 	MeterRegistry meters;
 
+	@Autowired
+	OutboundFrames frames;
+
 	@Test
 	void breakerPausesTheListenerThroughAnOutageSoThatNothingIsParkedWhileWithoutItTheOutageParksMessages() {
 		this.downstream.down.set(true);
@@ -141,6 +146,9 @@ class CircuitBreakerIntegrationTests {
 	@Test
 	void failedProbesOfAQuorumQueueMessageAreHeldNotReturnedSoItsDeliveryLimitIsNeverSpent() {
 		this.limited.down.set(true);
+		// No other listener of this application has a message while this one is probed:
+		// every nack or reject sent from now on would be of the probed message.
+		int mark = this.frames.mark();
 		String id = Messages.publish(queues.broker(), "", LIMITED, "ok");
 
 		// Probed far more often than the queue's delivery limit of 3 allows returns: a
@@ -150,6 +158,10 @@ class CircuitBreakerIntegrationTests {
 		this.limited.down.set(false);
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
+		// Held by its consumer, as the frames on the wire show: RabbitMQ 4.3 does not
+		// count a basic.nack(requeue), so x-delivery-count alone would not see one there.
+		assertThat(this.frames.nacksAndRejectsSince(mark)).as("basic.nack and basic.reject sent while probing")
+			.isEmpty();
 		assertThat(this.limited.deliveryCounts).as("x-delivery-count of each attempt").containsOnly(0L);
 		assertThat(queues.parkingLot(PARKING_LOT).from(LIMITED)).isEmpty();
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.broker().count(LIMITED) == 0);
@@ -185,6 +197,16 @@ class CircuitBreakerIntegrationTests {
 		@Bean
 		InvocationRecorder invocationRecorder() {
 			return new InvocationRecorder();
+		}
+
+		@Bean
+		OutboundFrames outboundFrames() {
+			return new OutboundFrames();
+		}
+
+		@Bean
+		ConnectionFactoryCustomizer recordOutboundFrames(OutboundFrames frames) {
+			return (factory) -> factory.setTrafficListener(frames);
 		}
 
 		@Bean

@@ -37,6 +37,27 @@ public final class OutboundFrames implements TrafficListener {
 	}
 
 	/**
+	 * A mark of what was sent so far, for {@link #nacksAndRejectsSince(int)}.
+	 * @return the mark
+	 */
+	public int mark() {
+		return this.sent.size();
+	}
+
+	/**
+	 * Every {@code basic.nack} and {@code basic.reject} sent after a mark, requeueing or
+	 * not.
+	 * @param mark a {@link #mark()}
+	 * @return the methods, in the order they were sent
+	 */
+	public List<Method> nacksAndRejectsSince(int mark) {
+		return this.sent.subList(mark, this.sent.size())
+			.stream()
+			.filter((method) -> method instanceof AMQP.Basic.Nack || method instanceof AMQP.Basic.Reject)
+			.toList();
+	}
+
+	/**
 	 * Messages sent back with {@code basic.reject}.
 	 * @return how many
 	 */
