@@ -87,7 +87,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
 					null);
 		}
-		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy, queues));
+		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy));
 	}
 
 	/**
@@ -190,8 +190,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		return BrokerDelayedRetry.DEFAULT_DELIVERY_LIMIT;
 	}
 
-	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy,
-			List<QueueFacts> queues) {
+	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy) {
 		if (policy.jitter() > 0) {
 			return "Set the policy's jitter to 0 (the broker makes fixed delays), or " + ANOTHER_BACKEND + ".";
 		}
@@ -201,11 +200,13 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		}
 		String arguments = wanted.queueArguments() + " and " + BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT
 				+ " of at least " + (policy.maxRetries() + 1);
+		// No policy: its delivery limit cannot raise the argument's, the starter reads
+		// only arguments, and a queue that exists refuses a declaration that adds them.
 		return "On RabbitMQ 4.3 or later, declare each queue as a quorum queue with arguments " + arguments
-				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans); a queue "
-				+ "that exists keeps its arguments, so recreate it, or give it a policy ("
-				+ wanted.policyCommand(queues.get(0).name()) + ") and declare it with the same arguments. Or "
-				+ ANOTHER_BACKEND + ".";
+				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans). A queue "
+				+ "that exists keeps the arguments it was declared with and refuses a declaration with others "
+				+ "(PRECONDITION_FAILED), so drain and delete it and let the application declare it again; a policy "
+				+ "cannot stand in for the arguments, as clients cannot see policies. Or " + ANOTHER_BACKEND + ".";
 	}
 
 	private static List<java.time.Duration> delays(EffectiveRetryPolicy policy) {

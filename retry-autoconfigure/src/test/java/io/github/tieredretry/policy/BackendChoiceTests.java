@@ -76,6 +76,20 @@ class BackendChoiceTests {
 	}
 
 	@Test
+	void theFixOfADeliveryLimitThatEndsTheRetriesEarlyIsTheArgumentOfARecreatedQueueNotAPolicy() {
+		Map<String, Object> limited = arguments();
+		limited.put("x-delivery-limit", 3);
+
+		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited)));
+
+		// A policy's delivery limit cannot raise the argument's, and a queue that exists
+		// refuses the argument (DelayedRetryPolicyIntegrationTests in reliability).
+		assertThat(choice.fix()).contains("x-delivery-limit of at least 4")
+			.contains("refuses a declaration with others (PRECONDITION_FAILED), so drain and delete it")
+			.doesNotContain("set_policy");
+	}
+
+	@Test
 	void aPolicyWhoseDelaysDoNotGrowLinearlyCannotRunOnTheBroker() {
 		EffectiveRetryPolicy exponential = new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0,
 				Duration.ofHours(1), 0, null, List.of(), List.of());
