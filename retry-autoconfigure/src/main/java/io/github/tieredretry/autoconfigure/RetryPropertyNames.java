@@ -2,9 +2,11 @@ package io.github.tieredretry.autoconfigure;
 
 import java.beans.PropertyDescriptor;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -125,9 +127,14 @@ final class RetryPropertyNames {
 		return property.toString();
 	}
 
-	// The key as written, with the unknown element replaced by the known key closest to
-	// it.
+	// The known key closest to the key as written: a key deeper down that ends with what
+	// was written from the unknown element on (retry.backend for retry.defaults.backend),
+	// else the key as written with the unknown element replaced by the closest sibling.
 	private static String closestKnownKey(ConfigurationPropertyName name, int unknown, Node node) {
+		String nested = nestedKnownKey(name, unknown, node);
+		if (nested != null) {
+			return nested;
+		}
 		String written = name.getElement(unknown, Form.DASHED);
 		String closest = null;
 		int best = Integer.MAX_VALUE;
@@ -139,6 +146,44 @@ final class RetryPropertyNames {
 			}
 		}
 		return asWritten(name, (closest != null) ? name.getNumberOfElements() : unknown, unknown, closest);
+	}
+
+	// A key written a level (or more) too high, such as retry.backend: the shortest key
+	// below the unknown element's parent that ends with the elements written from the
+	// unknown one on. Not searched under maps: their keys are the user's names.
+	private static @Nullable String nestedKnownKey(ConfigurationPropertyName name, int unknown, Node node) {
+		List<String> written = new ArrayList<>();
+		int end = unknown;
+		while (end < name.getNumberOfElements() && !name.isNumericIndex(end)) {
+			written.add(name.getElement(end, Form.UNIFORM));
+			end++;
+		}
+		List<String> closest = null;
+		for (List<String> path : node.paths()) {
+			if (path.size() > written.size() && (closest == null || path.size() < closest.size())
+					&& endsWith(path, written)) {
+				closest = path;
+			}
+		}
+		if (closest == null) {
+			return null;
+		}
+		StringBuilder key = new StringBuilder(asWritten(name, unknown, -1, null));
+		closest.forEach((element) -> key.append('.').append(element));
+		for (int i = end; i < name.getNumberOfElements(); i++) {
+			key.append('[').append(name.getElement(i, Form.ORIGINAL)).append(']');
+		}
+		return key.toString();
+	}
+
+	private static boolean endsWith(List<String> path, List<String> uniformElements) {
+		int offset = path.size() - uniformElements.size();
+		for (int i = 0; i < uniformElements.size(); i++) {
+			if (!path.get(offset + i).replace("-", "").equals(uniformElements.get(i))) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static String asWritten(ConfigurationPropertyName name, int end, int replaced,
@@ -199,6 +244,24 @@ final class RetryPropertyNames {
 				return new Node(children, null, null, false);
 			}
 			return new Node(Map.of(), null, null, Duration.class.equals(resolved));
+		}
+
+		/**
+		 * The keys below this node, not into maps or lists.
+		 * @return each key as a path of dashed elements
+		 */
+		List<List<String>> paths() {
+			List<List<String>> paths = new ArrayList<>();
+			this.children.forEach((element, child) -> {
+				paths.add(List.of(element));
+				for (List<String> below : child.paths()) {
+					List<String> path = new ArrayList<>();
+					path.add(element);
+					path.addAll(below);
+					paths.add(path);
+				}
+			});
+			return paths;
 		}
 
 		@Nullable Node child(ConfigurationPropertyName name, int index) {

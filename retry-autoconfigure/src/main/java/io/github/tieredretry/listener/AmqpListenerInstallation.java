@@ -8,6 +8,7 @@ import java.util.Locale;
 
 import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Management;
+import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
@@ -66,8 +67,7 @@ final class AmqpListenerInstallation {
 		if (policies.resolveBreaker(annotation, listener).enabled()) {
 			throw new RetryableListenerConfigurationException(listener,
 					"circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client",
-					"Disable the breaker for this listener (retry.*.breaker.enabled=false or @Breaker(enabled = "
-							+ "false)), or give it an AMQP 0-9-1 container factory (Spring Boot's default).");
+					breakerOff(annotation) + ", or give it an AMQP 0-9-1 container factory (Spring Boot's default).");
 		}
 		RabbitAmqpMessageListenerAdapter adapter = (RabbitAmqpMessageListenerAdapter) container.getMessageListener();
 		AmqpConnectionFactory connectionFactory = (AmqpConnectionFactory) fields.getPropertyValue("connectionFactory");
@@ -122,6 +122,18 @@ final class AmqpListenerInstallation {
 			logger.warn("Could not read the type of queue '" + queue + "' over AMQP 1.0: " + ex, ex);
 			return null;
 		}
+	}
+
+	// How to turn the breaker off, from where it comes: the annotation wins over the
+	// policy, so a policy's breaker.enabled=false would not undo Breaker.ON.
+	private static String breakerOff(RetryableListener annotation) {
+		if (annotation.breaker() == Breaker.ON) {
+			return "Give it @RetryableListener(breaker = Breaker.OFF) instead of Breaker.ON";
+		}
+		String policy = annotation.policy().trim();
+		String property = policy.isEmpty() ? "retry.defaults.breaker.enabled"
+				: "retry.policies." + policy + ".breaker.enabled";
+		return "Give it @RetryableListener(breaker = Breaker.OFF), or set " + property + "=false";
 	}
 
 	private static String checkSupported(String listener, List<Method> handlers, RabbitAmqpListenerContainer container,

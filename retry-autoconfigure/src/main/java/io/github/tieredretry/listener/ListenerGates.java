@@ -20,8 +20,9 @@ public interface ListenerGates {
 			throw new RetryableListenerConfigurationException(listener,
 					"it has a circuit breaker, but Resilience4j is not on the class path",
 					"Add io.github.resilience4j:resilience4j-circuitbreaker to the application's dependencies, or "
-							+ "switch the breaker off (retry.*.breaker.enabled=false, "
-							+ "@RetryableListener(breaker = OFF)).");
+							+ "switch the breaker off (@RetryableListener(breaker = Breaker.OFF), or "
+							+ "retry.policies.<name>.breaker.enabled=false or retry.defaults.breaker.enabled=false, "
+							+ "whichever turned it on).");
 		}
 		return ListenerGate.ALWAYS_OPEN;
 	};

@@ -23,6 +23,13 @@ import org.jspecify.annotations.Nullable;
  */
 public record BackendChoice(RetryBackend backend, String reason, @Nullable String problem, @Nullable String fix) {
 
+	/**
+	 * How to leave the broker, for the fix of every problem: where a listener's backend
+	 * is set, the annotation first, as the starter reads them.
+	 */
+	static final String ANOTHER_BACKEND = "set the listener's backend to auto or tiers "
+			+ "(@RetryableListener(backend = Backend.AUTO), retry.policies.<name>.backend or retry.defaults.backend)";
+
 	/** The first RabbitMQ version with delayed retry for quorum queues. */
 	static final int[] FIRST_VERSION = { 4, 3 };
 
@@ -50,7 +57,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	public static BackendChoice choose(RetryBackend requested, EffectiveRetryPolicy policy, String brokerVersion,
 			List<QueueFacts> queues) {
 		if (requested == RetryBackend.TIERS) {
-			return tiers("retry.backend is tiers");
+			return tiers("the backend asked for is tiers");
 		}
 		BrokerDelayedRetry wanted = BrokerDelayedRetry.producing(policy);
 		List<String> reasons = new ArrayList<>();
@@ -80,7 +87,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
 					null);
 		}
-		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy, queues));
+		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy));
 	}
 
 	/**
@@ -108,7 +115,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 							+ "(Spring Boot's default).");
 		}
 		if (requested == RetryBackend.TIERS) {
-			return tiers("retry.backend is tiers");
+			return tiers("the backend asked for is tiers");
 		}
 		String reason = null;
 		if (!atLeast(brokerVersion, FIRST_VERSION)) {
@@ -127,16 +134,16 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					null, null);
 		}
 		return cannotHold(requested, reason,
-				"Use RabbitMQ 4.3 or later and a quorum queue, or set retry.backend to auto or tiers.");
+				"Use RabbitMQ 4.3 or later and a quorum queue, or " + ANOTHER_BACKEND + ".");
 	}
 
 	// The broker cannot hold the retries: auto runs the tiers, broker is a problem.
 	private static BackendChoice cannotHold(RetryBackend requested, String reason, String fix) {
 		if (requested == RetryBackend.AUTO) {
-			return tiers("retry.backend is auto and the broker cannot hold its retries: " + reason);
+			return tiers("the backend asked for is auto and the broker cannot hold its retries: " + reason);
 		}
 		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
-				"retry.backend is broker, but the broker cannot hold its retries: " + reason, fix);
+				"the backend asked for is broker, but the broker cannot hold its retries: " + reason, fix);
 	}
 
 	private static @Nullable String problemWith(QueueFacts queue, EffectiveRetryPolicy policy) {
@@ -183,23 +190,23 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		return BrokerDelayedRetry.DEFAULT_DELIVERY_LIMIT;
 	}
 
-	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy,
-			List<QueueFacts> queues) {
+	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy) {
 		if (policy.jitter() > 0) {
-			return "Set the policy's jitter to 0 (the broker makes fixed delays), or set retry.backend to auto or "
-					+ "tiers.";
+			return "Set the policy's jitter to 0 (the broker makes fixed delays), or " + ANOTHER_BACKEND + ".";
 		}
 		if (wanted == null) {
-			return "Give the policy linear delays (such as delays: 2s, 4s, 6s, or a single delay), or set "
-					+ "retry.backend to auto or tiers.";
+			return "Give the policy linear delays (such as delays: 2s, 4s, 6s, or a single delay), or "
+					+ ANOTHER_BACKEND + ".";
 		}
 		String arguments = wanted.queueArguments() + " and " + BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT
 				+ " of at least " + (policy.maxRetries() + 1);
+		// No policy: its delivery limit cannot raise the argument's, the starter reads
+		// only arguments, and a queue that exists refuses a declaration that adds them.
 		return "On RabbitMQ 4.3 or later, declare each queue as a quorum queue with arguments " + arguments
-				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans); a queue "
-				+ "that exists keeps its arguments, so recreate it, or give it a policy ("
-				+ wanted.policyCommand(queues.get(0).name()) + ") and declare it with the same arguments. Or set "
-				+ "retry.backend to auto or tiers.";
+				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans). A queue "
+				+ "that exists keeps the arguments it was declared with and refuses a declaration with others "
+				+ "(PRECONDITION_FAILED), so drain and delete it and let the application declare it again; a policy "
+				+ "cannot stand in for the arguments, as clients cannot see policies. Or " + ANOTHER_BACKEND + ".";
 	}
 
 	private static List<java.time.Duration> delays(EffectiveRetryPolicy policy) {

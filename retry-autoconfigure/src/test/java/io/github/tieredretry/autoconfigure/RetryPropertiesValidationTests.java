@@ -236,7 +236,14 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 				Arguments.of("retry.teirs=1s", "retry.teirs", "retry.tiers"),
 				Arguments.of("retry.parking-lots=x", "retry.parking-lots", "retry.parking-lot"),
 				Arguments.of("retry.policies.Payments.delay=1s", "retry.policies.Payments.delay",
-						"retry.policies.Payments.delays"));
+						"retry.policies.Payments.delays"),
+				// Written a level too high: the key below that ends as written.
+				Arguments.of("retry.backend=tiers", "retry.backend", "retry.defaults.backend"),
+				Arguments.of("retry.maxRetries=3", "retry.maxRetries", "retry.defaults.max-retries"),
+				Arguments.of("retry.breaker.enabled=true", "retry.breaker.enabled", "retry.defaults.breaker.enabled"),
+				Arguments.of("retry.policies.payments.enabled=true", "retry.policies.payments.enabled",
+						"retry.policies.payments.breaker.enabled"),
+				Arguments.of("retry.delays[0]=1s", "retry.delays[0]", "retry.defaults.delays[0]"));
 	}
 
 	@Test

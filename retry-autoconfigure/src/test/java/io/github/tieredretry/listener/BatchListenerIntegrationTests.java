@@ -27,6 +27,7 @@ import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFacto
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -67,6 +68,10 @@ class BatchListenerIntegrationTests {
 
 	static final String BROKER_QUEUE = queues.name("broker");
 
+	static final String QUICK_QUEUE = queues.name("quick");
+
+	static final Duration QUICK_RECEIVE_TIMEOUT = Duration.ofMillis(100);
+
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("test.id", () -> ID);
@@ -75,6 +80,7 @@ class BatchListenerIntegrationTests {
 		registry.add("test.whole-queue", () -> WHOLE_QUEUE);
 		registry.add("test.singles-queue", () -> SINGLES_QUEUE);
 		registry.add("test.broker-queue", () -> BROKER_QUEUE);
+		registry.add("test.quick-queue", () -> QUICK_QUEUE);
 		registry.add("retry.parking-lot", topology::parkingLot);
 		registry.add("retry.tiers", topology::tiers);
 		registry.add("retry.defaults.max-retries", () -> "2");
@@ -131,6 +137,33 @@ class BatchListenerIntegrationTests {
 		assertThat(parked.header(RetryHeaders.ERROR)).isEqualTo("scripted failure 3");
 		assertThat(parked.properties().getMessageId()).isEqualTo(failing);
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.broker().count(BATCH_QUEUE) == 0);
+		// Each retry came back alone (or with the two others), and the container hands a
+		// batch over only when no further message came within its receive timeout: every
+		// retry is that much later than due, and no more late than the tiers allow
+		// besides.
+		Duration receiveTimeout = Duration.ofMillis(SimpleMessageListenerContainer.DEFAULT_RECEIVE_TIMEOUT);
+		for (String id : List.of(recovering, recoveringLater, failing)) {
+			assertThat(this.recorder.gaps(id))
+				.allSatisfy((gap) -> assertThat(gap).isBetween(topology.shortTier().plus(receiveTimeout),
+						latestRetry(topology.shortTier(), receiveTimeout)));
+		}
+	}
+
+	@Test
+	void aShorterReceiveTimeoutOfAConsumerSideBatchMakesItsRetriesLessLate() {
+		String recovering = Messages.publish(queues.broker(), "", QUICK_QUEUE, "fail:1");
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(recovering));
+		assertThat(this.recorder.gaps(recovering)).singleElement()
+			.satisfies((gap) -> assertThat(gap).isBetween(topology.shortTier().plus(QUICK_RECEIVE_TIMEOUT),
+					latestRetry(topology.shortTier(), QUICK_RECEIVE_TIMEOUT)));
+	}
+
+	// The latest a retry after a delay that is a tier may come to a consumer-side batch:
+	// late by at most the smallest tier (the docs' bound) and the container's receive
+	// timeout, with 1 s for the broker's latency on a busy machine.
+	private static Duration latestRetry(Duration delay, Duration receiveTimeout) {
+		return delay.plus(topology.shortTier()).plus(receiveTimeout).plus(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -235,6 +268,16 @@ class BatchListenerIntegrationTests {
 		}
 
 		@Bean
+		SimpleRabbitListenerContainerFactory quickBatchFactory(ConnectionFactory connectionFactory) {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			factory.setConnectionFactory(connectionFactory);
+			factory.setConsumerBatchEnabled(true);
+			factory.setBatchSize(50);
+			factory.setReceiveTimeout(QUICK_RECEIVE_TIMEOUT.toMillis());
+			return factory;
+		}
+
+		@Bean
 		DirectRabbitListenerContainerFactory directFactory(ConnectionFactory connectionFactory) {
 			DirectRabbitListenerContainerFactory factory = new DirectRabbitListenerContainerFactory();
 			factory.setConnectionFactory(connectionFactory);
@@ -259,6 +302,11 @@ class BatchListenerIntegrationTests {
 		@Bean
 		Queue singlesQueue() {
 			return new Queue(SINGLES_QUEUE);
+		}
+
+		@Bean
+		Queue quickQueue() {
+			return new Queue(QUICK_QUEUE);
 		}
 
 		@Bean
@@ -340,6 +388,12 @@ class BatchListenerIntegrationTests {
 		@RetryableListener(noRetryOn = IllegalArgumentException.class)
 		void onSingles(List<Message> messages) {
 			runAll("singles", messages);
+		}
+
+		@RabbitListener(queues = "${test.quick-queue}", containerFactory = "quickBatchFactory")
+		@RetryableListener
+		void onQuick(List<Message> messages) {
+			runAll("quick", messages);
 		}
 
 		@RabbitListener(id = "broker-${test.id}", queues = "${test.broker-queue}", containerFactory = "batchFactory")

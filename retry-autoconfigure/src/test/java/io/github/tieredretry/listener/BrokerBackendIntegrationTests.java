@@ -275,9 +275,10 @@ class BrokerBackendIntegrationTests {
 		Map<String, Object> properties = startupProperties(queues.name("exponential"));
 
 		assertThatThrownBy(() -> TestApplications.run(Startups.ExponentialApp.class, properties).close())
-			.hasStackTraceContaining("retry.backend is broker, but the broker cannot hold its retries")
+			.hasStackTraceContaining("the backend asked for is broker, but the broker cannot hold its retries")
 			.hasStackTraceContaining(onTheBroker ? "do not grow linearly" : "has no delayed retry")
-			.hasStackTraceContaining("retry.backend to auto or tiers");
+			.hasStackTraceContaining("set the listener's backend to auto or tiers (@RetryableListener(backend = "
+					+ "Backend.AUTO), retry.policies.<name>.backend or retry.defaults.backend)");
 	}
 
 	private static Map<String, Object> startupProperties(String workQueue) {

@@ -1,6 +1,7 @@
 package io.github.tieredretry.policy;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,6 +76,20 @@ class BackendChoiceTests {
 	}
 
 	@Test
+	void theFixOfADeliveryLimitThatEndsTheRetriesEarlyIsTheArgumentOfARecreatedQueueNotAPolicy() {
+		Map<String, Object> limited = arguments();
+		limited.put("x-delivery-limit", 3);
+
+		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited)));
+
+		// A policy's delivery limit cannot raise the argument's, and a queue that exists
+		// refuses the argument (DelayedRetryPolicyIntegrationTests in reliability).
+		assertThat(choice.fix()).contains("x-delivery-limit of at least 4")
+			.contains("refuses a declaration with others (PRECONDITION_FAILED), so drain and delete it")
+			.doesNotContain("set_policy");
+	}
+
+	@Test
 	void aPolicyWhoseDelaysDoNotGrowLinearlyCannotRunOnTheBroker() {
 		EffectiveRetryPolicy exponential = new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0,
 				Duration.ofHours(1), 0, null, List.of(), List.of());
@@ -127,7 +142,7 @@ class BackendChoiceTests {
 		BackendChoice unknown = BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", null);
 		assertThat(unknown.backend()).isEqualTo(RetryBackend.TIERS);
 		assertThat(unknown.problem()).contains("the type of queue 'orders' could not be read");
-		assertThat(unknown.fix()).contains("set retry.backend to auto or tiers");
+		assertThat(unknown.fix()).contains("set the listener's backend to auto or tiers");
 		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum").backend())
 			.isEqualTo(RetryBackend.TIERS);
 	}
@@ -139,6 +154,40 @@ class BackendChoiceTests {
 			assertThat(choice.problem()).contains("needs RabbitMQ 4.0 or later, and the broker is RabbitMQ 3.10.8");
 			assertThat(choice.fix()).contains("AMQP 0-9-1 container factory");
 		}
+	}
+
+	@Test
+	void everyReasonAndFixNamesTheBackendSettingsThatExist() {
+		EffectiveRetryPolicy exponential = new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0,
+				Duration.ofHours(1), 0, null, List.of(), List.of());
+		EffectiveRetryPolicy jittered = new EffectiveRetryPolicy(3, List.of(Duration.ofSeconds(1)),
+				Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null, List.of(), List.of(), 0.2);
+		Map<String, Object> limited = arguments();
+		limited.put("x-delivery-limit", 2);
+		List<BackendChoice> problems = List.of(
+				BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.0.5", List.of(queue(arguments()))),
+				BackendChoice.choose(RetryBackend.BROKER, exponential, "4.3.6", List.of(queue(arguments()))),
+				BackendChoice.choose(RetryBackend.BROKER, jittered, "4.3.6", List.of(queue(arguments()))),
+				BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))),
+				BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", "classic"));
+
+		assertThat(problems).allSatisfy((choice) -> {
+			assertThat(choice.problem()).startsWith("the backend asked for is broker, but the broker cannot hold");
+			assertThat(choice.fix()).contains("set the listener's backend to auto or tiers "
+					+ "(@RetryableListener(backend = Backend.AUTO), retry.policies.<name>.backend or "
+					+ "retry.defaults.backend)");
+		});
+		List<BackendChoice> all = new ArrayList<>(problems);
+		all.add(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))));
+		all.add(BackendChoice.choose(RetryBackend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))));
+		all.add(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum"));
+		// retry.backend is no key: retry.defaults.backend is.
+		assertThat(all).allSatisfy((choice) -> assertThat(choice.reason() + " " + choice.problem() + " " + choice.fix())
+			.doesNotContain("retry.backend"));
+		assertThat(all.get(5).reason())
+			.isEqualTo("the backend asked for is auto and the broker cannot hold its retries: RabbitMQ 4.0.5 has no "
+					+ "delayed retry (4.3 or later has)");
+		assertThat(all.get(6).reason()).isEqualTo("the backend asked for is tiers");
 	}
 
 	@Test

@@ -12,11 +12,13 @@ import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.testbrokers.CommandResult;
 import io.github.tieredretry.testbrokers.HarnessBroker;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * RabbitMQ 4.3's delayed retry set by policy ({@code delayed-retry-type},
@@ -183,6 +185,44 @@ class DelayedRetryPolicyIntegrationTests {
 		this.broker.ctl("clear_policy", "-p", this.vhost, "live").requireSuccess();
 
 		assertThat(queue.rejectAndTime()).isLessThan(Duration.ofMillis(300).minus(GRANULARITY));
+	}
+
+	@Test
+	void aPolicysDeliveryLimitLowersButCannotRaiseTheArgumentsAndAQueueRefusesTheArgumentLater() throws Exception {
+		setPolicy("set_policy", "limit", "^limited-", "{\"delivery-limit\":3}").requireSuccess();
+		Rejecter byPolicy = declare("limited-by-policy", Map.of());
+		Rejecter lowerArgument = declare("limited-by-argument", Map.of("x-delivery-limit", 1));
+		Rejecter higherArgument = declare("limited-by-both", Map.of("x-delivery-limit", 5));
+
+		assertThat(returnsUntilDropped(byPolicy, "limited-by-policy")).isEqualTo(3);
+		assertThat(returnsUntilDropped(lowerArgument, "limited-by-argument")).isEqualTo(1);
+		assertThat(returnsUntilDropped(higherArgument, "limited-by-both")).isEqualTo(3);
+		// So only the argument says what a client can rely on, and a queue that exists
+		// keeps the arguments it was declared with.
+		Channel channel = this.connection.createChannel();
+		assertThatThrownBy(() -> channel.queueDeclare("limited-by-policy", true, false, false,
+				Map.of("x-queue-type", "quorum", "x-delivery-limit", 3)))
+			.hasStackTraceContaining("PRECONDITION_FAILED - inequivalent arg 'x-delivery-limit'");
+	}
+
+	// How many times the queue gave the message back after a reject before dropping it.
+	private int returnsUntilDropped(Rejecter queue, String name) throws Exception {
+		int returns = 0;
+		while (returns < 10) {
+			int delivered = queue.arrivals().arrivals().size();
+			queue.channel().basicReject(queue.arrivals().arrival(delivered, Duration.ofSeconds(1)).deliveryTag(), true);
+			try {
+				queue.arrivals().arrival(delivered + 1, Duration.ofSeconds(3));
+			}
+			catch (ConditionTimeoutException ex) {
+				assertThat(this.connection.createChannel().queueDeclarePassive(name).getMessageCount())
+					.as("messages left in %s", name)
+					.isZero();
+				return returns;
+			}
+			returns++;
+		}
+		return returns;
 	}
 
 	private static void assertDelayedBy(Duration measured, Duration delay) {
