@@ -80,7 +80,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
 					null);
 		}
-		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy, queues));
+		return cannotHold(requested, String.join("; ", reasons), fix(wanted, policy));
 	}
 
 	/**
@@ -183,8 +183,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		return BrokerDelayedRetry.DEFAULT_DELIVERY_LIMIT;
 	}
 
-	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy,
-			List<QueueFacts> queues) {
+	private static String fix(@Nullable BrokerDelayedRetry wanted, EffectiveRetryPolicy policy) {
 		if (policy.jitter() > 0) {
 			return "Set the policy's jitter to 0 (the broker makes fixed delays), or set retry.backend to auto or "
 					+ "tiers.";
@@ -195,11 +194,13 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		}
 		String arguments = wanted.queueArguments() + " and " + BrokerDelayedRetry.DELIVERY_LIMIT_ARGUMENT
 				+ " of at least " + (policy.maxRetries() + 1);
+		// Not a policy: the starter cannot see one, and a policy leaves the arguments
+		// that
+		// RabbitMQ compares on every declaration as they are.
 		return "On RabbitMQ 4.3 or later, declare each queue as a quorum queue with arguments " + arguments
-				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans); a queue "
-				+ "that exists keeps its arguments, so recreate it, or give it a policy ("
-				+ wanted.policyCommand(queues.get(0).name()) + ") and declare it with the same arguments. Or set "
-				+ "retry.backend to auto or tiers.";
+				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans). A queue "
+				+ "that exists keeps the arguments it was declared with: drain it, delete it and let the application "
+				+ "declare it again (docs/migration.md, \"tiers → broker\"). Or set retry.backend to auto or tiers.";
 	}
 
 	private static List<java.time.Duration> delays(EffectiveRetryPolicy policy) {

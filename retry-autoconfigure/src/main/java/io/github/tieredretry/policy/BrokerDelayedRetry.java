@@ -177,18 +177,6 @@ public record BrokerDelayedRetry(Type type, Duration min, Duration max) {
 		return arguments;
 	}
 
-	/**
-	 * The {@code rabbitmqctl set_policy} command that gives a queue this delayed retry.
-	 * @param queue the queue
-	 * @return the command
-	 */
-	public String policyCommand(String queue) {
-		return "rabbitmqctl set_policy --apply-to quorum_queues " + queue + "-delayed-retry '^"
-				+ queue.replace(".", "\\.") + "$' '{\"delayed-retry-type\":\"" + this.type.value()
-				+ "\",\"delayed-retry-min\":" + this.min.toMillis() + ",\"delayed-retry-max\":" + this.max.toMillis()
-				+ "}'";
-	}
-
 	@Override
 	public String toString() {
 		return (this.type == Type.DISABLED) ? "no delayed retry"

@@ -74,9 +74,6 @@ class BrokerDelayedRetryTests {
 		assertThat(retry.queueArguments()).containsEntry("x-delayed-retry-type", "failed")
 			.containsEntry("x-delayed-retry-min", 2000)
 			.containsEntry("x-delayed-retry-max", 6000);
-		assertThat(retry.policyCommand("orders.eu")).isEqualTo("rabbitmqctl set_policy --apply-to quorum_queues "
-				+ "orders.eu-delayed-retry '^orders\\.eu$' '{\"delayed-retry-type\":\"failed\","
-				+ "\"delayed-retry-min\":2000,\"delayed-retry-max\":6000}'");
 	}
 
 	@Test
