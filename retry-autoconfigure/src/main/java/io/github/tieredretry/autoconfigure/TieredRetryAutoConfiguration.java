@@ -25,6 +25,7 @@ import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyDeclarer;
 import io.github.tieredretry.topology.RetryTopologyGuardian;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
+import io.github.tieredretry.topology.WorkQueueCheck;
 
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.rabbit.annotation.EnableRabbit;
@@ -187,8 +188,13 @@ public final class TieredRetryAutoConfiguration {
 	}
 
 	@Bean
-	RetryBackends retryBackends(ConnectionFactory connectionFactory) {
-		return new RetryBackends(connectionFactory);
+	RetryBackends retryBackends(ConnectionFactory connectionFactory,
+			@Qualifier(PUBLISHER_CONNECTION_FACTORY) ConnectionFactory publisherConnectionFactory,
+			ListableBeanFactory beanFactory) {
+		// Chosen on the starter's own connection: the application's would make its admin
+		// declare the queues before their arguments were compared.
+		return new RetryBackends(connectionFactory, publisherConnectionFactory,
+				new WorkQueueCheck(publisherConnectionFactory, beanFactory));
 	}
 
 	@Bean

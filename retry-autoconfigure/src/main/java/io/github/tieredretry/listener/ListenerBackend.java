@@ -21,6 +21,8 @@ public final class ListenerBackend {
 
 	private final Function<String, BackendChoice> chooser;
 
+	private final List<String> queues;
+
 	private volatile @Nullable BackendChoice choice;
 
 	private volatile @Nullable String brokerVersion;
@@ -33,6 +35,7 @@ public final class ListenerBackend {
 		this.requested = requested;
 		List<BackendChoice.QueueFacts> facts = List.copyOf(queues);
 		this.chooser = (version) -> BackendChoice.choose(requested, policy, version, facts);
+		this.queues = facts.stream().map(BackendChoice.QueueFacts::name).toList();
 	}
 
 	/**
@@ -45,6 +48,8 @@ public final class ListenerBackend {
 		this.listener = listener;
 		this.requested = requested;
 		this.chooser = chooser;
+		// Its queue's arguments do not depend on its backend.
+		this.queues = List.of();
 	}
 
 	/**
@@ -82,6 +87,23 @@ public final class ListenerBackend {
 	boolean isBroker() {
 		BackendChoice chosen = this.choice;
 		return chosen != null && chosen.backend() == RetryBackend.BROKER;
+	}
+
+	/**
+	 * Whether the choice depends on the arguments the application declares its queues
+	 * with (else it reads the queue on the broker).
+	 * @return whether it does: for a listener of an AMQP 0-9-1 container
+	 */
+	boolean choosesFromDeclaredArguments() {
+		return !this.queues.isEmpty();
+	}
+
+	/**
+	 * The queues whose arguments the choice was made for.
+	 * @return the queues of an AMQP 0-9-1 listener; none for the AMQP 1.0 client's
+	 */
+	List<String> queues() {
+		return this.queues;
 	}
 
 	public String listener() {

@@ -1,18 +1,23 @@
 package io.github.tieredretry.listener;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.RetryBackend;
+import io.github.tieredretry.topology.QueueArgumentsConflictException;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
+import io.github.tieredretry.topology.WorkQueueCheck;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 import org.springframework.amqp.AmqpException;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RabbitUtils;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -21,6 +26,11 @@ import org.springframework.context.SmartLifecycle;
  * asked for the broker backend and cannot have it fails startup with the reason and the
  * fix; once the application runs (the broker was unreachable at startup) it runs on the
  * tiers instead, and says so as an error.
+ * <p>
+ * At startup it chooses before anything is declared, on a connection no admin declares
+ * on, and then compares the listeners' queues with the broker's ({@link WorkQueueCheck}):
+ * a start that fails, because a backend cannot be had or a queue exists with other
+ * arguments, leaves nothing declared that the next start would have to delete.
  */
 public final class RetryBackends implements SmartLifecycle {
 
@@ -28,14 +38,28 @@ public final class RetryBackends implements SmartLifecycle {
 
 	private final ConnectionFactory connectionFactory;
 
+	private final ConnectionFactory inspection;
+
+	private final WorkQueueCheck queueCheck;
+
 	private final List<ListenerBackend> backends = new CopyOnWriteArrayList<>();
 
 	private final AtomicBoolean listening = new AtomicBoolean();
 
 	private volatile boolean running;
 
-	public RetryBackends(ConnectionFactory connectionFactory) {
+	/**
+	 * Create the backends.
+	 * @param connectionFactory the application's connection factory, whose first
+	 * connection chooses when the broker could not be reached at startup
+	 * @param inspection the connection factory to choose on at startup: not one an admin
+	 * declares on when it connects
+	 * @param queueCheck compares the listeners' queues with the broker's at startup
+	 */
+	public RetryBackends(ConnectionFactory connectionFactory, ConnectionFactory inspection, WorkQueueCheck queueCheck) {
 		this.connectionFactory = connectionFactory;
+		this.inspection = inspection;
+		this.queueCheck = queueCheck;
 	}
 
 	void register(ListenerBackend backend) {
@@ -54,21 +78,39 @@ public final class RetryBackends implements SmartLifecycle {
 	public void start() {
 		this.running = true;
 		try {
-			choose(this.connectionFactory.createConnection(), true);
+			// Those whose backend depends on the queue arguments the application declares
+			// are chosen before anything declares them, on a connection no admin declares
+			// on; then their queues are compared with the broker's.
+			this.queueCheck
+				.check(choose(this.inspection.createConnection(), true, ListenerBackend::choosesFromDeclaredArguments));
+			if (this.backends.stream().anyMatch((backend) -> backend.choice() == null)) {
+				// The others (the AMQP 1.0 client's) read their queue on the broker: on
+				// the
+				// application's connection, whose admin declares it first.
+				choose(this.connectionFactory.createConnection(), true, (backend) -> true);
+			}
 		}
 		catch (AmqpException ex) {
+			if (RabbitUtils.isMismatchedQueueArgs(ex)) {
+				// One of the application's other queues, declared by its admin: as the
+				// broker names it.
+				throw ex;
+			}
 			// Unreachable: chosen on the first connection, before any listener consumes.
 			logger.debug("Retry backends are chosen when RabbitMQ can be reached: " + ex.getMessage());
 			if (this.listening.compareAndSet(false, true)) {
-				this.connectionFactory.addConnectionListener((connection) -> choose(connection, false));
+				this.connectionFactory
+					.addConnectionListener((connection) -> choose(connection, false, (backend) -> true));
 			}
 		}
 	}
 
-	private void choose(Connection connection, boolean atStartup) {
+	private List<QueueArgumentsConflictException.Consumer> choose(Connection connection, boolean atStartup,
+			Predicate<ListenerBackend> which) {
 		String version = null;
+		List<QueueArgumentsConflictException.Consumer> chosen = new ArrayList<>();
 		for (ListenerBackend backend : this.backends) {
-			if (backend.choice() != null) {
+			if (backend.choice() != null || !which.test(backend)) {
 				continue;
 			}
 			version = (version != null) ? version : brokerVersion(connection);
@@ -89,7 +131,10 @@ public final class RetryBackends implements SmartLifecycle {
 				// Only now: the broker backend serves its delays exactly.
 				backend.tierNotices().forEach(logger::info);
 			}
+			chosen.add(new QueueArgumentsConflictException.Consumer(backend.listener(), backend.queues(),
+					backend.requested(), choice));
 		}
+		return chosen;
 	}
 
 	private static String brokerVersion(Connection connection) {
@@ -109,8 +154,9 @@ public final class RetryBackends implements SmartLifecycle {
 
 	@Override
 	public int getPhase() {
-		// With the topology, before the listener containers.
-		return RetryTopologyInitializer.PHASE;
+		// Before the topology, whose declaration makes the admin declare the
+		// application's queues, and the listener containers.
+		return RetryTopologyInitializer.PHASE - 1;
 	}
 
 }

@@ -205,8 +205,9 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		return "On RabbitMQ 4.3 or later, declare each queue as a quorum queue with arguments " + arguments
 				+ " (retry.broker.declare-queue-arguments=true adds them to the application's Queue beans). A queue "
 				+ "that exists keeps the arguments it was declared with and refuses a declaration with others "
-				+ "(PRECONDITION_FAILED), so drain and delete it and let the application declare it again; a policy "
-				+ "cannot stand in for the arguments, as clients cannot see policies. Or " + ANOTHER_BACKEND + ".";
+				+ "(PRECONDITION_FAILED), so drain and delete it and let the application declare it again "
+				+ "(docs/migration.md, \"tiers → broker\"); a policy cannot stand in for the arguments, as clients "
+				+ "cannot see policies. Or " + ANOTHER_BACKEND + ".";
 	}
 
 	private static List<java.time.Duration> delays(EffectiveRetryPolicy policy) {

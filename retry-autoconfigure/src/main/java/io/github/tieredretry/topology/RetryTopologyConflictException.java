@@ -162,7 +162,8 @@ public class RetryTopologyConflictException extends IllegalStateException {
 				+ ((queue.existingType() == QueueType.QUORUM) ? " " : " --if-empty ") + shellWord(queue.name());
 	}
 
-	private static String shellWord(String word) {
+	// A word for a command line, quoted where the shell would split or expand it.
+	static String shellWord(String word) {
 		return SHELL_SAFE.matcher(word).matches() ? word : "'" + word.replace("'", "'\\''") + "'";
 	}
 

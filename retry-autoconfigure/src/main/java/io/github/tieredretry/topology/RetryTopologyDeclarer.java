@@ -132,10 +132,20 @@ public final class RetryTopologyDeclarer {
 		// connection), so the broker's message, which names the object, is the source of
 		// truth.
 		if (RabbitUtils.isMismatchedQueueArgs(ex) || RabbitUtils.isExchangeDeclarationFailure(ex)) {
-			return new RetryTopologyConflictException(List.of(Conflict.fromBrokerMessage(rootMessage(ex))),
-					this.topology.queueType(), this.probe.virtualHost(), false);
+			Conflict conflict = Conflict.fromBrokerMessage(rootMessage(ex));
+			// The admin declares the application's queues on its first connection too:
+			// one of those is not the retry topology's to explain.
+			if (isOfTheTopology(conflict.name())) {
+				return new RetryTopologyConflictException(List.of(conflict), this.topology.queueType(),
+						this.probe.virtualHost(), false);
+			}
 		}
 		return ex;
+	}
+
+	private boolean isOfTheTopology(String name) {
+		return this.topology.queues().stream().anyMatch((queue) -> queue.getName().equals(name))
+				|| this.topology.exchanges().stream().anyMatch((exchange) -> exchange.getName().equals(name));
 	}
 
 	private static String rootMessage(Throwable ex) {

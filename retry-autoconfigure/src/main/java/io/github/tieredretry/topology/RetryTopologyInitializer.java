@@ -8,6 +8,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.rabbit.connection.Connection;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RabbitUtils;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -74,6 +75,11 @@ public final class RetryTopologyInitializer implements SmartLifecycle {
 			declareOnNextConnection();
 		}
 		catch (RuntimeException ex) {
+			if (RabbitUtils.isMismatchedQueueArgs(ex)) {
+				// One of the application's own queues, which its admin declares on the
+				// connection that declaring the topology opened: as the broker names it.
+				throw ex;
+			}
 			logger.warn("Could not declare the retry topology at startup; it will be declared again on the next "
 					+ "connection and before a forward that finds it missing", ex);
 			declareOnNextConnection();

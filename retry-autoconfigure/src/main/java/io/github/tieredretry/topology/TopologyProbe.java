@@ -159,7 +159,7 @@ final class TopologyProbe {
 	// Run an operation on a channel of its own, closed for good afterwards (a refusal
 	// closes it anyway).
 	// Returns null on success, else the broker's channel close
-	private static AMQP.Channel.@Nullable Close attempt(Connection connection, Operation operation) {
+	static AMQP.Channel.@Nullable Close attempt(Connection connection, Operation operation) {
 		Channel cached = connection.createChannel(false);
 		try {
 			operation.run(RealChannels.target(cached));
@@ -178,7 +178,7 @@ final class TopologyProbe {
 	}
 
 	@FunctionalInterface
-	private interface Operation {
+	interface Operation {
 
 		void run(Channel channel) throws IOException;
 

@@ -53,7 +53,7 @@ class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 		this.amqpClientRunner.withUserConfiguration(BreakerListener.class)
 			.run(failsWith("BreakerListener#onOrder",
 					"circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client",
-					"@Breaker(enabled = false)", "AMQP 0-9-1 container factory"));
+					"breaker = Breaker.OFF", "AMQP 0-9-1 container factory"));
 	}
 
 	@Test
@@ -62,7 +62,7 @@ class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 			.withUserConfiguration(PlainListener.class)
 			.run(failsWith("PlainListener#onOrder",
 					"circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client",
-					"retry.*.breaker.enabled=false"));
+					"retry.defaults.breaker.enabled=false"));
 	}
 
 	@Test

@@ -105,7 +105,8 @@ class TieredRetryAutoConfigurationTests extends AutoConfigurationTestSupport {
 			.load(FailureAnalyzer.class, null, (factoryType, implementationName, failure) -> {
 			});
 		assertThat(analyzers).hasAtLeastOneElementOfType(RetryConfigurationFailureAnalyzer.class)
-			.hasAtLeastOneElementOfType(RetryTopologyConflictFailureAnalyzer.class);
+			.hasAtLeastOneElementOfType(RetryTopologyConflictFailureAnalyzer.class)
+			.hasAtLeastOneElementOfType(QueueArgumentsConflictFailureAnalyzer.class);
 	}
 
 }

@@ -57,7 +57,10 @@ class BackendChoiceTests {
 		assertThat(choice.backend()).isEqualTo(RetryBackend.TIERS);
 		assertThat(choice.problem()).contains("queue 'orders' delays retries by [2s, 4s, 6s]")
 			.contains("not by the policy's [1s, 2s, 3s]");
-		assertThat(choice.fix()).contains("x-delayed-retry-min=1000").contains("x-delayed-retry-max=3000");
+		assertThat(choice.fix()).contains("x-delayed-retry-min=1000")
+			.contains("x-delayed-retry-max=3000")
+			.contains("so drain and delete it and let the application declare it again")
+			.doesNotContain("set_policy");
 	}
 
 	@Test
