@@ -30,11 +30,12 @@ import org.springframework.beans.factory.ListableBeanFactory;
  * {@link QueueArgumentsConflictException} instead of the admin's first refusal, after the
  * admin had declared whatever came before it.
  * <p>
- * It creates nothing: a queue is looked for with a passive declaration (a queue that does
- * not exist yet is left to the admin, and the broker logs the refused passive
- * declaration), and one that exists is declared with the application's arguments, which
- * RabbitMQ accepts only when they are equivalent and then changes nothing. Each on a
- * channel of its own, of a connection no admin declares on.
+ * Each queue is declared with the application's arguments, on a channel of its own, of a
+ * connection no admin declares on: RabbitMQ accepts that only when an existing queue's
+ * arguments are equivalent, and then changes nothing; a queue that does not exist yet is
+ * created as the admin would create it right after (a passive declaration first would
+ * make the broker log an error on every first start). A queue the application asks admins
+ * not to declare is only looked for, passively.
  */
 public final class WorkQueueCheck {
 
@@ -94,13 +95,13 @@ public final class WorkQueueCheck {
 	// The broker's refusal of the application's declaration of a queue that exists, else
 	// null.
 	private static @Nullable String refusal(Connection connection, Queue queue) {
-		AMQP.Channel.Close missing = TopologyProbe.attempt(connection,
-				(channel) -> channel.queueDeclarePassive(queue.getName()));
-		if (missing != null) {
-			if (missing.getReplyCode() != AMQP.NOT_FOUND) {
+		if (!queue.shouldDeclare()) {
+			AMQP.Channel.Close missing = TopologyProbe.attempt(connection,
+					(channel) -> channel.queueDeclarePassive(queue.getName()));
+			if (missing != null) {
 				logger.debug("Queue '" + queue.getName() + "' cannot be looked at: " + missing.getReplyText());
+				return null;
 			}
-			return null;
 		}
 		AMQP.Channel.Close refused = TopologyProbe.attempt(connection,
 				(channel) -> channel.queueDeclare(queue.getName(), queue.isDurable(), queue.isExclusive(),
