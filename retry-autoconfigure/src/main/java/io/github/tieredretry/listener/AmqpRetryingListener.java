@@ -114,14 +114,15 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 					HeaderChanges.forHop(hopTier));
 			return;
 		}
-		Throwable failure = invoke(amqpMessage, state);
-		if (failure == null) {
+		AttemptFailure attemptFailure = invoke(amqpMessage, state);
+		if (attemptFailure == null) {
 			context.accept();
 			if (state.isRetry()) {
 				this.notifications.recovered(message, this.queue, state, this.runtime.clock().instant());
 			}
 			return;
 		}
+		Throwable failure = attemptFailure.failure();
 		if (DeliveryOutcomes.asksContainerToAckOrRequeue(failure)) {
 			// Settled as the listener asked, as a container of AMQP 0-9-1 would.
 			if (ListenerFailures.unwrap(failure) instanceof ImmediateAcknowledgeAmqpException) {
@@ -132,7 +133,7 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			}
 			return;
 		}
-		handleFailure(context, message, received, state, failure);
+		handleFailure(context, message, received, state, failure, attemptFailure.retryable());
 	}
 
 	// The retry state: from the annotations where the broker held the last retry, from
@@ -148,15 +149,15 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	}
 
 	// The listener, with the policy's immediate retries on a first delivery. Returns the
-	// last failure, or null on success.
-	private @Nullable Throwable invoke(com.rabbitmq.client.amqp.Message amqpMessage, RetryState state) {
+	// last failure, classified once, or null on success.
+	private @Nullable AttemptFailure invoke(com.rabbitmq.client.amqp.Message amqpMessage, RetryState state) {
 		if (state.isRetry()) {
 			// Where the broker held the retry, the count is in an annotation, which the
 			// listener does not see.
 			amqpMessage.property(MessageProperties.RETRY_COUNT, state.retries());
 		}
 		int attempts = state.isRetry() ? 1 : 1 + this.decider.policy().immediateRetries();
-		Throwable failure = null;
+		AttemptFailure failure = null;
 		for (int attempt = 1; attempt <= attempts; attempt++) {
 			try {
 				this.delegate.onAmqpMessage(amqpMessage, null);
@@ -166,8 +167,11 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 				if (ListenerFailures.isFatal(ex)) {
 					throw ex;
 				}
-				failure = ex;
-				if (DeliveryOutcomes.asksContainerToAckOrRequeue(ex) || !this.failures.isRetryable(ex)) {
+				if (DeliveryOutcomes.asksContainerToAckOrRequeue(ex)) {
+					return new AttemptFailure(ex, false);
+				}
+				failure = new AttemptFailure(ex, this.failures.isRetryable(ex));
+				if (!failure.retryable()) {
 					break;
 				}
 			}
@@ -176,8 +180,7 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	}
 
 	private void handleFailure(Consumer.Context context, Message message, AMQP.BasicProperties received,
-			RetryState state, Throwable failure) {
-		boolean retryable = this.failures.isRetryable(failure);
+			RetryState state, Throwable failure, boolean retryable) {
 		Throwable cause = ListenerFailures.unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
@@ -271,6 +274,12 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	@Override
 	public boolean isAsyncReplies() {
 		return true;
+	}
+
+	// What an attempt threw, and whether the policy and the application's classifiers
+	// let it be retried (asked once per failure: a classifier may count or log).
+	private record AttemptFailure(Throwable failure, boolean retryable) {
+
 	}
 
 }

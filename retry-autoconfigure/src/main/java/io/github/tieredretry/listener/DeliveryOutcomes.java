@@ -183,13 +183,14 @@ final class DeliveryOutcomes {
 	 * breaker's probe, held for the next probe.
 	 * @param delivery the delivery
 	 * @param failure what the listener threw, or what its result completed with
+	 * @param retryable whether {@link #isRetryable} said the failure may be retried
 	 * @param passage how the delivery passed the gate
 	 * @param took how long the attempt took
 	 * @return whether the delivery is held for the next probe (the caller waits at the
 	 * gate again and tries it once more)
 	 */
-	boolean failed(Delivery delivery, Throwable failure, ListenerGate.Passage passage, Duration took) {
-		boolean retryable = isRetryable(failure);
+	boolean failed(Delivery delivery, Throwable failure, boolean retryable, ListenerGate.Passage passage,
+			Duration took) {
 		if (retryable) {
 			this.gate.failed(took, failure);
 			if (passage == ListenerGate.Passage.PROBE) {

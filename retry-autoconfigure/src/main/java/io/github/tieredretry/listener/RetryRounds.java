@@ -152,12 +152,17 @@ final class RetryRounds {
 				this.gate.ignored();
 				this.outcomes.settleUnhandled(delivery.message(), delivery.acknowledgement(), failed);
 			}
-			else if (attempts < this.outcomes.attemptsFor(delivery) && this.outcomes.isRetryable(failed)) {
-				again.add(delivery);
-			}
-			else if (this.outcomes.failed(delivery, failed, passage, took)) {
-				delivery.heldForProbe();
-				held.add(delivery);
+			else {
+				// Classified once per failure: an application's classifier may count or
+				// log.
+				boolean retryable = this.outcomes.isRetryable(failed);
+				if (attempts < this.outcomes.attemptsFor(delivery) && retryable) {
+					again.add(delivery);
+				}
+				else if (this.outcomes.failed(delivery, failed, retryable, passage, took)) {
+					delivery.heldForProbe();
+					held.add(delivery);
+				}
 			}
 		}
 		if (!processed.isEmpty()) {

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.amqp.Environment;
@@ -167,6 +168,10 @@ class AmqpClientListenerIntegrationTests {
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
 		assertThat(recorder().count(id)).isOne();
+		// Its one failure was classified once, as over AMQP 0-9-1.
+		List<Throwable> classified = application.getBean(ClassifiedFailures.class).seen;
+		assertThat(classified).filteredOn(IllegalArgumentException.class::isInstance).hasSize(1);
+		assertThat(classified).doesNotHaveDuplicates();
 	}
 
 	@Test
@@ -296,6 +301,11 @@ class AmqpClientListenerIntegrationTests {
 		}
 
 		@Bean
+		ClassifiedFailures classifiedFailures() {
+			return new ClassifiedFailures();
+		}
+
+		@Bean
 		ScheduledRetries scheduledRetries() {
 			return new ScheduledRetries();
 		}
@@ -315,6 +325,19 @@ class AmqpClientListenerIntegrationTests {
 		@Bean
 		Listener listener(InvocationRecorder recorder) {
 			return new Listener(recorder);
+		}
+
+	}
+
+	/** Every failure the starter asked the application to classify. */
+	static class ClassifiedFailures implements RetryFailureClassifier {
+
+		final List<Throwable> seen = new CopyOnWriteArrayList<>();
+
+		@Override
+		public Classification classify(RetryableListenerInfo listener, Throwable failure) {
+			this.seen.add(failure);
+			return Classification.UNDECIDED;
 		}
 
 	}

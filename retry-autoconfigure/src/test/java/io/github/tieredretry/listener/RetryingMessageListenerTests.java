@@ -607,6 +607,27 @@ class RetryingMessageListenerTests {
 	}
 
 	@Test
+	void classifierRunsOncePerFailureEvenWithImmediateRetries() throws Exception {
+		List<String> classified = new ArrayList<>();
+		this.classifiers.add((listener, failure) -> {
+			classified.add(failure.getMessage());
+			return failure.getMessage().endsWith("2") ? RetryFailureClassifier.Classification.NOT_RETRYABLE
+					: RetryFailureClassifier.Classification.UNDECIDED;
+		});
+		AtomicInteger calls = new AtomicInteger();
+		RetryingMessageListener wrapper = wrapper((message) -> {
+			throw new IllegalStateException("down " + calls.incrementAndGet());
+		}, policy(3, 2, List.of()));
+
+		wrapper.onMessage(message(29, 0, null), this.channel);
+
+		// The first failure is retried at once; the second, not retryable, is parked.
+		assertThat(calls).hasValue(2);
+		assertThat(classified).containsExactly("down 1", "down 2");
+		assertThat(forwardedToParkingLot().getHeaders()).containsEntry(RetryHeaders.PARKED_REASON, "not-retryable");
+	}
+
+	@Test
 	void classifierThatThrowsLeavesTheDecisionToThePolicy() throws Exception {
 		this.classifiers.add((listener, failure) -> {
 			throw new IllegalStateException("classifier bug");
