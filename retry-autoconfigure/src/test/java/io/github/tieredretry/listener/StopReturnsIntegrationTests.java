@@ -12,6 +12,7 @@ import java.util.stream.Stream;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
@@ -28,13 +29,18 @@ import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
+import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -65,14 +71,28 @@ class StopReturnsIntegrationTests {
 				Arguments.of("simple", "single", "tiers"), Arguments.of("direct", "single", "tiers"));
 	}
 
+	// The AMQP 1.0 client's container too: at a stop it takes no more messages and lets
+	// its listener settle every one it has received.
+	static Stream<Arguments> listenersOfBothProtocols() {
+		return Stream.concat(listeners(),
+				Stream.of(Arguments.of("amqp10", "single", "auto"), Arguments.of("amqp10", "single", "tiers")));
+	}
+
 	@ParameterizedTest(name = "{0} container, {1} listener, backend {2}")
-	@MethodSource("listeners")
+	@MethodSource("listenersOfBothProtocols")
 	void applicationThatStopsGivesUnprocessedMessagesBackUncounted(String container, String shape, String backend)
 			throws Exception {
 		String queue = queues.name(container + "-" + shape + "-" + backend);
 		Map<String, Object> properties = properties(queue, container, shape, backend);
+		if (container.equals("amqp10") && !TestBroker.get().isAtLeast(4, 0)) {
+			// Before 4.0 the AMQP 1.0 client cannot consume, and startup says so.
+			assertThatThrownBy(() -> TestApplications.run(Amqp10App.class, properties).close())
+				.hasStackTraceContaining("needs RabbitMQ 4.0 or later");
+			return;
+		}
 		SlowListener listener;
-		try (ConfigurableApplicationContext application = TestApplications.run(App.class, properties)) {
+		try (ConfigurableApplicationContext application = TestApplications
+			.run(container.equals("amqp10") ? Amqp10App.class : App.class, properties)) {
 			listener = application.getBean(SlowListener.class);
 			publish(queue, MESSAGES);
 			await().atMost(Duration.ofSeconds(30)).until(() -> listener.processed.size() >= 40);
@@ -155,8 +175,10 @@ class StopReturnsIntegrationTests {
 			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
 		}
 		properties.put("spring.main.web-application-type", "none");
-		properties.put("spring.rabbitmq.listener.type", container);
-		properties.put("spring.rabbitmq.listener." + container + ".prefetch", "250");
+		if (!container.equals("amqp10")) {
+			properties.put("spring.rabbitmq.listener.type", container);
+			properties.put("spring.rabbitmq.listener." + container + ".prefetch", "250");
+		}
 		if (shape.equals("batch")) {
 			properties.put("spring.rabbitmq.listener.simple.consumer-batch-enabled", "true");
 			properties.put("spring.rabbitmq.listener.simple.batch-size", "10");
@@ -193,6 +215,50 @@ class StopReturnsIntegrationTests {
 
 	}
 
+	/**
+	 * A listener of the RabbitMQ AMQP 1.0 client, which an application declares itself
+	 * (Spring Boot 4.1 auto-configures none of it).
+	 */
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class Amqp10App {
+
+		@Bean(destroyMethod = "close")
+		com.rabbitmq.client.amqp.Environment amqpEnvironment(RabbitConnectionDetails details) {
+			RabbitConnectionDetails.Address address = details.getFirstAddress();
+			return new AmqpEnvironmentBuilder().connectionSettings()
+				.host(address.host())
+				.port(address.port())
+				.username(details.getUsername())
+				.password(details.getPassword())
+				.environmentBuilder()
+				.build();
+		}
+
+		@Bean
+		SingleAmqpConnectionFactory amqpConnectionFactory(com.rabbitmq.client.amqp.Environment environment) {
+			return new SingleAmqpConnectionFactory(environment);
+		}
+
+		@Bean
+		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
+			RabbitAmqpListenerContainerFactory factory = new RabbitAmqpListenerContainerFactory(connectionFactory);
+			factory.setContainerCustomizer((container) -> container.setInitialCredits(250));
+			return factory;
+		}
+
+		@Bean
+		Queue workQueue(Environment environment) {
+			return QueueBuilder.durable(environment.getRequiredProperty("test.queue")).quorum().build();
+		}
+
+		@Bean
+		SlowAmqp10Listener slowListener() {
+			return new SlowAmqp10Listener();
+		}
+
+	}
+
 	/** Takes 5 ms per message, like a listener that writes to a database. */
 	abstract static class SlowListener {
 
@@ -224,6 +290,16 @@ class StopReturnsIntegrationTests {
 	static class SlowSingleListener extends SlowListener {
 
 		@RabbitListener(id = "slow", queues = "${test.queue}")
+		@RetryableListener
+		void onMessage(Message message) {
+			work(message);
+		}
+
+	}
+
+	static class SlowAmqp10Listener extends SlowListener {
+
+		@RabbitListener(id = "slow", queues = "${test.queue}", containerFactory = "amqpContainerFactory")
 		@RetryableListener
 		void onMessage(Message message) {
 			work(message);
