@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.benchmarks.app.TopologyApplication;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
 import io.github.tieredretry.listener.RetryBackends;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.TierLadder;
 
 import org.springframework.amqp.core.Binding;
@@ -103,7 +103,7 @@ final class TopologyBenchmark {
 		}
 		return (int) backends.backends()
 			.stream()
-			.filter((backend) -> backend.choice() != null && backend.choice().backend() == RetryBackend.BROKER)
+			.filter((backend) -> backend.choice() != null && backend.choice().backend() == Backend.BROKER)
 			.count();
 	}
 

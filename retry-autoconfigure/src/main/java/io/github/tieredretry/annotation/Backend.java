@@ -1,7 +1,12 @@
 package io.github.tieredretry.annotation;
 
+import java.util.Locale;
+
 /**
- * Where a retryable listener's failed messages wait for their retry.
+ * Where a retryable listener's failed messages wait for their retry: the one name of the
+ * setting, in {@code @RetryableListener(backend = ...)}, in
+ * {@code retry.defaults.backend} and {@code retry.policies.<name>.backend}, and in what
+ * the starter reports.
  */
 public enum Backend {
 
@@ -24,6 +29,14 @@ public enum Backend {
 	 * The broker (RabbitMQ 4.3, a quorum queue with delayed retry that makes the policy's
 	 * delays); startup fails, saying why and what to change, where it cannot.
 	 */
-	BROKER
+	BROKER;
+
+	/**
+	 * The value as written in properties and logs.
+	 * @return e.g. {@code tiers}
+	 */
+	public String value() {
+		return name().toLowerCase(Locale.ROOT);
+	}
 
 }

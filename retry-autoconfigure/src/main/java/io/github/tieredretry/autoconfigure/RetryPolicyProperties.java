@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.tieredretry.policy.RetryBackend;
+import io.github.tieredretry.annotation.Backend;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -80,9 +80,10 @@ public class RetryPolicyProperties {
 	 * Where failed messages wait for their retry: 'tiers' (republished to the delay
 	 * tiers), 'broker' (held in the listener's own quorum queue by RabbitMQ 4.3's delayed
 	 * retry; startup fails where that cannot make the policy's delays) or 'auto' (the
-	 * broker where it can, the tiers elsewhere). Unset in retry.defaults means 'auto'.
+	 * broker where it can, the tiers elsewhere). Unset in retry.defaults means 'auto'; in
+	 * a named policy, unset or 'inherit' means what retry.defaults.backend says.
 	 */
-	private @Nullable RetryBackend backend;
+	private @Nullable Backend backend;
 
 	/**
 	 * Circuit breaker of the listeners of this policy.
@@ -170,11 +171,11 @@ public class RetryPolicyProperties {
 		this.noRetryOn = noRetryOn;
 	}
 
-	public @Nullable RetryBackend getBackend() {
+	public @Nullable Backend getBackend() {
 		return this.backend;
 	}
 
-	public void setBackend(@Nullable RetryBackend backend) {
+	public void setBackend(@Nullable Backend backend) {
 		this.backend = backend;
 	}
 

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.headers.FailureHeaderSettings;
 import io.github.tieredretry.listener.ListenerPolicies;
 import io.github.tieredretry.policy.BreakerLayer;
@@ -14,7 +15,6 @@ import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
@@ -29,7 +29,7 @@ import org.springframework.util.ClassUtils;
 final class RetrySettings {
 
 	/** Where retries wait unless retry.defaults.backend says otherwise. */
-	static final RetryBackend DEFAULT_BACKEND = RetryBackend.AUTO;
+	static final Backend DEFAULT_BACKEND = Backend.AUTO;
 
 	private RetrySettings() {
 	}
@@ -71,13 +71,19 @@ final class RetrySettings {
 		properties.getPolicies()
 			.forEach((name, policy) -> namedBreakers.put(name,
 					breakerLayer("retry.policies." + name, policy.getBreaker())));
-		Map<String, RetryBackend> namedBackends = new LinkedHashMap<>();
+		Map<String, Backend> namedBackends = new LinkedHashMap<>();
 		properties.getPolicies().forEach((name, policy) -> {
-			if (policy.getBackend() != null) {
+			// inherit, in a policy: what retry.defaults.backend says, as when unset.
+			if (policy.getBackend() != null && policy.getBackend() != Backend.INHERIT) {
 				namedBackends.put(name, policy.getBackend());
 			}
 		});
-		RetryBackend defaultBackend = properties.getDefaults().getBackend();
+		Backend defaultBackend = properties.getDefaults().getBackend();
+		if (defaultBackend == Backend.INHERIT) {
+			throw new InvalidConfigurationPropertyValueException("retry.defaults.backend", "inherit",
+					"retry.defaults.backend is what listeners and policies inherit: set it to auto, tiers or broker "
+							+ "(unset means auto)");
+		}
 		return new ListenerPolicies(defaults, named, defaultBreaker, namedBreakers,
 				(defaultBackend != null) ? defaultBackend : DEFAULT_BACKEND, namedBackends);
 	}

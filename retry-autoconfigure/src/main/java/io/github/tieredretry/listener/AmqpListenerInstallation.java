@@ -8,11 +8,11 @@ import java.util.Locale;
 
 import com.rabbitmq.client.amqp.Consumer;
 import com.rabbitmq.client.amqp.Management;
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.topology.RetryTopology;
 import org.apache.commons.logging.Log;
@@ -80,7 +80,7 @@ final class AmqpListenerInstallation {
 		}
 		adapter.setAfterReceivePostProcessors(postProcessors);
 		EffectiveRetryPolicy policy = policies.resolve(annotation, listener);
-		RetryBackend requested = policies.resolveBackend(annotation);
+		Backend requested = policies.resolveBackend(annotation);
 		ListenerBackend backend = new ListenerBackend(listener, requested, (version) -> BackendChoice
 			.chooseForDeliveryTime(requested, version, queue, queueType(connectionFactory, queue, version)));
 		backends.register(backend);

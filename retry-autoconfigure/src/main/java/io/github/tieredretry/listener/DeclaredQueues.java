@@ -6,10 +6,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
-import io.github.tieredretry.policy.RetryBackend;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -56,13 +56,13 @@ public final class DeclaredQueues {
 	 * @param requested the backend it asks for
 	 * @return the facts; no arguments when the application does not declare the queue
 	 */
-	BackendChoice.QueueFacts facts(String name, String listener, EffectiveRetryPolicy policy, RetryBackend requested) {
+	BackendChoice.QueueFacts facts(String name, String listener, EffectiveRetryPolicy policy, Backend requested) {
 		Queue queue = find(name);
 		if (queue == null) {
 			return new BackendChoice.QueueFacts(name, null);
 		}
 		Map<String, Object> arguments = queue.getArguments();
-		if (this.declareArguments && requested != RetryBackend.TIERS
+		if (this.declareArguments && requested != Backend.TIERS
 				&& "quorum".equals(String.valueOf(arguments.get("x-queue-type")))
 				&& !arguments.containsKey(BrokerDelayedRetry.TYPE_ARGUMENT)) {
 			BrokerDelayedRetry wanted = BrokerDelayedRetry.producing(policy);

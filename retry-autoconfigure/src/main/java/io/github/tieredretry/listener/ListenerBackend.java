@@ -3,9 +3,9 @@ package io.github.tieredretry.listener;
 import java.util.List;
 import java.util.function.Function;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
-import io.github.tieredretry.policy.RetryBackend;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,7 +17,7 @@ public final class ListenerBackend {
 
 	private final String listener;
 
-	private final RetryBackend requested;
+	private final Backend requested;
 
 	private final Function<String, BackendChoice> chooser;
 
@@ -29,7 +29,7 @@ public final class ListenerBackend {
 
 	private volatile List<String> tierNotices = List.of();
 
-	ListenerBackend(String listener, RetryBackend requested, EffectiveRetryPolicy policy,
+	ListenerBackend(String listener, Backend requested, EffectiveRetryPolicy policy,
 			List<BackendChoice.QueueFacts> queues) {
 		this.listener = listener;
 		this.requested = requested;
@@ -44,7 +44,7 @@ public final class ListenerBackend {
 	 * @param requested what its policy asks for
 	 * @param chooser chooses for a broker version
 	 */
-	ListenerBackend(String listener, RetryBackend requested, Function<String, BackendChoice> chooser) {
+	ListenerBackend(String listener, Backend requested, Function<String, BackendChoice> chooser) {
 		this.listener = listener;
 		this.requested = requested;
 		this.chooser = chooser;
@@ -86,7 +86,7 @@ public final class ListenerBackend {
 	 */
 	boolean isBroker() {
 		BackendChoice chosen = this.choice;
-		return chosen != null && chosen.backend() == RetryBackend.BROKER;
+		return chosen != null && chosen.backend() == Backend.BROKER;
 	}
 
 	/**
@@ -114,7 +114,7 @@ public final class ListenerBackend {
 	 * What the listener's policy asks for.
 	 * @return the requested backend
 	 */
-	public RetryBackend requested() {
+	public Backend requested() {
 		return this.requested;
 	}
 

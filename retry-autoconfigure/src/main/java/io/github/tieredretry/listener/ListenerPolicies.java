@@ -8,13 +8,13 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.regex.Pattern;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.policy.BreakerLayer;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryPolicyResolver;
 
 import org.springframework.boot.convert.DurationStyle;
@@ -35,9 +35,9 @@ public final class ListenerPolicies {
 
 	private final Map<String, BreakerLayer> namedBreakers;
 
-	private final RetryBackend defaultBackend;
+	private final Backend defaultBackend;
 
-	private final Map<String, RetryBackend> namedBackends;
+	private final Map<String, Backend> namedBackends;
 
 	/**
 	 * Create the resolver, without breaker settings.
@@ -58,7 +58,7 @@ public final class ListenerPolicies {
 	 */
 	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
 			Map<String, BreakerLayer> namedBreakers) {
-		this(defaults, named, defaultBreaker, namedBreakers, RetryBackend.AUTO, Map.of());
+		this(defaults, named, defaultBreaker, namedBreakers, Backend.AUTO, Map.of());
 	}
 
 	/**
@@ -73,8 +73,7 @@ public final class ListenerPolicies {
 	 * name
 	 */
 	public ListenerPolicies(PolicyLayer defaults, Map<String, PolicyLayer> named, BreakerLayer defaultBreaker,
-			Map<String, BreakerLayer> namedBreakers, RetryBackend defaultBackend,
-			Map<String, RetryBackend> namedBackends) {
+			Map<String, BreakerLayer> namedBreakers, Backend defaultBackend, Map<String, Backend> namedBackends) {
 		this.defaults = defaults;
 		this.named = Map.copyOf(named);
 		this.defaultBreaker = defaultBreaker;
@@ -90,13 +89,11 @@ public final class ListenerPolicies {
 	 * @param annotation the listener's annotation
 	 * @return the backend asked for
 	 */
-	public RetryBackend resolveBackend(RetryableListener annotation) {
-		return switch (annotation.backend()) {
-			case AUTO -> RetryBackend.AUTO;
-			case TIERS -> RetryBackend.TIERS;
-			case BROKER -> RetryBackend.BROKER;
-			case INHERIT -> this.namedBackends.getOrDefault(annotation.policy().trim(), this.defaultBackend);
-		};
+	public Backend resolveBackend(RetryableListener annotation) {
+		if (annotation.backend() != Backend.INHERIT) {
+			return annotation.backend();
+		}
+		return this.namedBackends.getOrDefault(annotation.policy().trim(), this.defaultBackend);
 	}
 
 	/**

@@ -6,8 +6,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.topology.QueueArgumentsConflictException;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
 import io.github.tieredretry.topology.WorkQueueCheck;
@@ -127,7 +127,7 @@ public final class RetryBackends implements SmartLifecycle {
 				logger.info("Retries of " + backend.listener() + " run on the " + choice.backend().value() + ": "
 						+ choice.reason());
 			}
-			if (choice.backend() == RetryBackend.TIERS && logger.isInfoEnabled()) {
+			if (choice.backend() == Backend.TIERS && logger.isInfoEnabled()) {
 				// Only now: the broker backend serves its delays exactly.
 				backend.tierNotices().forEach(logger::info);
 			}

@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
@@ -16,7 +17,6 @@ import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.topology.RetryTopology;
@@ -159,11 +159,11 @@ public final class RetryableListenerInstaller {
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
 		RetryableListenerInfo info = new RetryableListenerInfo(listener, listenerContainer.getListenerId(), queues,
 				annotation.policy().trim(), policy, beanClass, method);
-		RetryBackend requested = this.policies.resolveBackend(annotation);
+		Backend requested = this.policies.resolveBackend(annotation);
 		ListenerBackend backend = new ListenerBackend(listener, requested, policy,
 				queues.stream().map((queue) -> this.declaredQueues.facts(queue, listener, policy, requested)).toList());
 		List<String> notices = this.delayNotices.forInexactDelays(listener, policy);
-		if (requested == RetryBackend.TIERS || policy.jitter() > 0 || BrokerDelayedRetry.producing(policy) == null) {
+		if (requested == Backend.TIERS || policy.jitter() > 0 || BrokerDelayedRetry.producing(policy) == null) {
 			// The tiers run whatever the broker: said now.
 			notices.forEach(logger::info);
 		}

@@ -4,24 +4,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.github.tieredretry.annotation.Backend;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Which backend a listener's retries run on, and why: {@link RetryBackend#BROKER} only
- * where the broker is RabbitMQ 4.3 or later and every queue of the listener is a quorum
- * queue whose delayed retry produces exactly the policy's delays, with a delivery limit
- * that lets every retry happen; the tiers everywhere else. A listener that asked for the
+ * Which backend a listener's retries run on, and why: {@link Backend#BROKER} only where
+ * the broker is RabbitMQ 4.3 or later and every queue of the listener is a quorum queue
+ * whose delayed retry produces exactly the policy's delays, with a delivery limit that
+ * lets every retry happen; the tiers everywhere else. A listener that asked for the
  * broker and cannot have it gets a {@link #problem() problem} and its fix instead of
  * other delays in silence.
  *
- * @param backend the backend that runs ({@link RetryBackend#TIERS} or
- * {@link RetryBackend#BROKER})
+ * @param backend the backend that runs ({@link Backend#TIERS} or {@link Backend#BROKER})
  * @param reason why, in words for the startup line and the endpoint
  * @param problem when the broker was asked for and cannot be had: why not, else
  * {@code null}
  * @param fix what to do about the problem, or {@code null}
  */
-public record BackendChoice(RetryBackend backend, String reason, @Nullable String problem, @Nullable String fix) {
+public record BackendChoice(Backend backend, String reason, @Nullable String problem, @Nullable String fix) {
 
 	/**
 	 * How to leave the broker, for the fix of every problem: where a listener's backend
@@ -54,9 +54,9 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	 * @param queues the queues the listener consumes
 	 * @return the choice
 	 */
-	public static BackendChoice choose(RetryBackend requested, EffectiveRetryPolicy policy, String brokerVersion,
+	public static BackendChoice choose(Backend requested, EffectiveRetryPolicy policy, String brokerVersion,
 			List<QueueFacts> queues) {
-		if (requested == RetryBackend.TIERS) {
+		if (requested == Backend.TIERS) {
 			return tiers("the backend asked for is tiers");
 		}
 		BrokerDelayedRetry wanted = BrokerDelayedRetry.producing(policy);
@@ -83,7 +83,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 		}
 		if (reasons.isEmpty()) {
 			BrokerDelayedRetry delayedRetry = BrokerDelayedRetry.fromQueueArguments(queues.get(0).arguments());
-			return new BackendChoice(RetryBackend.BROKER, "RabbitMQ " + brokerVersion
+			return new BackendChoice(Backend.BROKER, "RabbitMQ " + brokerVersion
 					+ " holds each retry in its queue (delayed retry " + delayedRetry + ", the policy's delays)", null,
 					null);
 		}
@@ -104,17 +104,17 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	 * {@code classic}, {@code stream}), or {@code null} when it cannot be read
 	 * @return the choice
 	 */
-	public static BackendChoice chooseForDeliveryTime(RetryBackend requested, String brokerVersion, String queue,
+	public static BackendChoice chooseForDeliveryTime(Backend requested, String brokerVersion, String queue,
 			@Nullable String queueType) {
 		if (!atLeast(brokerVersion, FIRST_AMQP_CLIENT_VERSION)) {
 			// Before 4.0 the listener could not even consume: say so before it tries.
 			String problem = "its listener container uses the RabbitMQ AMQP 1.0 client, which needs RabbitMQ 4.0 or "
 					+ "later, and the broker is RabbitMQ " + brokerVersion;
-			return new BackendChoice(RetryBackend.TIERS, problem, problem,
+			return new BackendChoice(Backend.TIERS, problem, problem,
 					"Use RabbitMQ 4.0 or later, or give this listener an AMQP 0-9-1 container factory "
 							+ "(Spring Boot's default).");
 		}
-		if (requested == RetryBackend.TIERS) {
+		if (requested == Backend.TIERS) {
 			return tiers("the backend asked for is tiers");
 		}
 		String reason = null;
@@ -128,7 +128,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 					: "the type of queue '" + queue + "' could not be read (only quorum queues honour a delivery time)";
 		}
 		if (reason == null) {
-			return new BackendChoice(RetryBackend.BROKER,
+			return new BackendChoice(Backend.BROKER,
 					"RabbitMQ " + brokerVersion + " holds each retry in queue '" + queue
 							+ "' until the delivery time the starter gives it (AMQP 1.0), the policy's delay exactly",
 					null, null);
@@ -138,11 +138,11 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	}
 
 	// The broker cannot hold the retries: auto runs the tiers, broker is a problem.
-	private static BackendChoice cannotHold(RetryBackend requested, String reason, String fix) {
-		if (requested == RetryBackend.AUTO) {
+	private static BackendChoice cannotHold(Backend requested, String reason, String fix) {
+		if (requested == Backend.AUTO) {
 			return tiers("the backend asked for is auto and the broker cannot hold its retries: " + reason);
 		}
-		return new BackendChoice(RetryBackend.TIERS, "the broker cannot hold its retries: " + reason,
+		return new BackendChoice(Backend.TIERS, "the broker cannot hold its retries: " + reason,
 				"the backend asked for is broker, but the broker cannot hold its retries: " + reason, fix);
 	}
 
@@ -229,7 +229,7 @@ public record BackendChoice(RetryBackend backend, String reason, @Nullable Strin
 	}
 
 	private static BackendChoice tiers(String reason) {
-		return new BackendChoice(RetryBackend.TIERS, reason, null, null);
+		return new BackendChoice(Backend.TIERS, reason, null, null);
 	}
 
 	/**

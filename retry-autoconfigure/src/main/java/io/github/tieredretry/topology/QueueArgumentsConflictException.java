@@ -7,9 +7,9 @@ import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.BrokerDelayedRetry;
-import io.github.tieredretry.policy.RetryBackend;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -201,7 +201,7 @@ public class QueueArgumentsConflictException extends IllegalStateException {
 	 * @param requested the backend its policy asks for
 	 * @param choice the backend chosen, and why
 	 */
-	public record Consumer(String listener, List<String> queues, RetryBackend requested, BackendChoice choice) {
+	public record Consumer(String listener, List<String> queues, Backend requested, BackendChoice choice) {
 
 		String description() {
 			return this.listener + " (backend " + this.requested.value() + " asked for) would run its retries on the "

@@ -3,6 +3,9 @@ package io.github.tieredretry.autoconfigure;
 import java.util.Map;
 import java.util.stream.Stream;
 
+import io.github.tieredretry.annotation.Backend;
+import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.listener.ListenerPolicies;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -98,7 +101,10 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 						"Use a positive duration"),
 				Arguments.of("retry.topology.check-interval=-1s", "retry.topology.check-interval",
 						"Use zero or a positive duration"),
-				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval", "at most 100 years"));
+				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval", "at most 100 years"),
+				// What every listener and policy inherits cannot itself inherit.
+				Arguments.of("retry.defaults.backend=inherit", "retry.defaults.backend",
+						"set it to auto, tiers or broker (unset means auto)"));
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -244,6 +250,44 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 				Arguments.of("retry.policies.payments.enabled=true", "retry.policies.payments.enabled",
 						"retry.policies.payments.breaker.enabled"),
 				Arguments.of("retry.delays[0]=1s", "retry.delays[0]", "retry.defaults.delays[0]"));
+	}
+
+	@Test
+	void backendIsResolvedFromTheListenerThenItsPolicyThenTheDefaultsAndInheritInAPolicyMeansTheDefaults() {
+		this.contextRunner
+			.withPropertyValues("retry.defaults.backend=tiers", "retry.policies.payments.backend=inherit",
+					"retry.policies.orders.backend=broker")
+			.run((context) -> {
+				ListenerPolicies policies = context.getBean(ListenerPolicies.class);
+				assertThat(policies.resolveBackend(annotationOf("payments"))).isEqualTo(Backend.TIERS);
+				assertThat(policies.resolveBackend(annotationOf("orders"))).isEqualTo(Backend.BROKER);
+				assertThat(policies.resolveBackend(annotationOf("ordersOnAuto"))).isEqualTo(Backend.AUTO);
+				assertThat(policies.resolveBackend(annotationOf("none"))).isEqualTo(Backend.TIERS);
+			});
+	}
+
+	private static RetryableListener annotationOf(String method) throws NoSuchMethodException {
+		return BackendListeners.class.getDeclaredMethod(method).getAnnotation(RetryableListener.class);
+	}
+
+	static class BackendListeners {
+
+		@RetryableListener(policy = "payments")
+		void payments() {
+		}
+
+		@RetryableListener(policy = "orders")
+		void orders() {
+		}
+
+		@RetryableListener(policy = "orders", backend = Backend.AUTO)
+		void ordersOnAuto() {
+		}
+
+		@RetryableListener
+		void none() {
+		}
+
 	}
 
 	@Test

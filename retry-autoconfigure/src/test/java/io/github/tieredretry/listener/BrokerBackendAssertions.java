@@ -1,6 +1,6 @@
 package io.github.tieredretry.listener;
 
-import io.github.tieredretry.policy.RetryBackend;
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.testsupport.TestBroker;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,7 +28,7 @@ final class BrokerBackendAssertions {
 			.orElseThrow();
 		assertThat(backend.choice()).isNotNull();
 		assertThat(backend.choice().backend()).as(backend.choice().reason())
-			.isEqualTo(TestBroker.get().isAtLeast(4, 3) ? RetryBackend.BROKER : RetryBackend.TIERS);
+			.isEqualTo(TestBroker.get().isAtLeast(4, 3) ? Backend.BROKER : Backend.TIERS);
 	}
 
 }

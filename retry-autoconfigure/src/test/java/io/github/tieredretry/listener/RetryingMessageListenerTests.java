@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Envelope;
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.MessageRecoveredEvent;
@@ -30,7 +31,6 @@ import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.ParkedReason;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
@@ -1079,9 +1079,9 @@ class RetryingMessageListenerTests {
 	private static ListenerBackend onTheBroker(EffectiveRetryPolicy policy) {
 		Map<String, Object> arguments = new LinkedHashMap<>(BrokerDelayedRetry.producing(policy).queueArguments());
 		arguments.put("x-queue-type", "quorum");
-		ListenerBackend broker = new ListenerBackend("OrderListener#onOrder", RetryBackend.BROKER, policy,
+		ListenerBackend broker = new ListenerBackend("OrderListener#onOrder", Backend.BROKER, policy,
 				List.of(new BackendChoice.QueueFacts(QUEUE, arguments)));
-		assertThat(broker.choose("4.3.6").backend()).isEqualTo(RetryBackend.BROKER);
+		assertThat(broker.choose("4.3.6").backend()).isEqualTo(Backend.BROKER);
 		return broker;
 	}
 
@@ -1114,7 +1114,7 @@ class RetryingMessageListenerTests {
 	}
 
 	private ListenerBackend onTheTiers(EffectiveRetryPolicy policy) {
-		ListenerBackend tiers = new ListenerBackend("OrderListener#onOrder", RetryBackend.TIERS, policy, List.of());
+		ListenerBackend tiers = new ListenerBackend("OrderListener#onOrder", Backend.TIERS, policy, List.of());
 		tiers.choose("3.10.8");
 		return tiers;
 	}

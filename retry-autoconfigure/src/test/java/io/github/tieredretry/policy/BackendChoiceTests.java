@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.tieredretry.annotation.Backend;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -23,26 +24,26 @@ class BackendChoiceTests {
 
 	@Test
 	void aQuorumQueueWhoseDelayedRetryMakesThePolicysDelaysRunsOnTheBrokerFromRabbitMq43() {
-		BackendChoice choice = BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(arguments())));
+		BackendChoice choice = BackendChoice.choose(Backend.AUTO, LINEAR, "4.3.6", List.of(queue(arguments())));
 
-		assertThat(choice.backend()).isEqualTo(RetryBackend.BROKER);
+		assertThat(choice.backend()).isEqualTo(Backend.BROKER);
 		assertThat(choice.problem()).isNull();
 		assertThat(choice.reason()).contains("RabbitMQ 4.3.6 holds each retry in its queue");
 	}
 
 	@Test
 	void autoRunsOnTheTiersAndSaysWhyWhereTheBrokerCannotHoldTheRetries() {
-		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))))
+		assertThat(BackendChoice.choose(Backend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))))
 			.satisfies((choice) -> {
-				assertThat(choice.backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice.backend()).isEqualTo(Backend.TIERS);
 				assertThat(choice.problem()).isNull();
 				assertThat(choice.reason()).contains("RabbitMQ 4.0.5 has no delayed retry");
 			});
-		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(null))).reason())
+		assertThat(BackendChoice.choose(Backend.AUTO, LINEAR, "4.3.6", List.of(queue(null))).reason())
 			.contains("arguments of queue 'orders' cannot be seen");
 		Map<String, Object> classic = arguments();
 		classic.remove("x-queue-type");
-		assertThat(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.3.6", List.of(queue(classic))).reason())
+		assertThat(BackendChoice.choose(Backend.AUTO, LINEAR, "4.3.6", List.of(queue(classic))).reason())
 			.contains("queue 'orders' is not a quorum queue");
 	}
 
@@ -52,9 +53,9 @@ class BackendChoiceTests {
 		slower.put("x-delayed-retry-min", 2000);
 		slower.put("x-delayed-retry-max", 6000);
 
-		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(slower)));
+		BackendChoice choice = BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(slower)));
 
-		assertThat(choice.backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(choice.backend()).isEqualTo(Backend.TIERS);
 		assertThat(choice.problem()).contains("queue 'orders' delays retries by [2s, 4s, 6s]")
 			.contains("not by the policy's [1s, 2s, 3s]");
 		assertThat(choice.fix()).contains("x-delayed-retry-min=1000")
@@ -68,14 +69,12 @@ class BackendChoiceTests {
 		Map<String, Object> limited = arguments();
 		limited.put("x-delivery-limit", 3);
 
-		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
+		assertThat(BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
 			.contains("delivery limit of 3");
 		limited.put("x-delivery-limit", 4);
-		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
-			.isNull();
+		assertThat(BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem()).isNull();
 		limited.put("x-delivery-limit", -1);
-		assertThat(BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem())
-			.isNull();
+		assertThat(BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))).problem()).isNull();
 	}
 
 	@Test
@@ -83,7 +82,7 @@ class BackendChoiceTests {
 		Map<String, Object> limited = arguments();
 		limited.put("x-delivery-limit", 3);
 
-		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited)));
+		BackendChoice choice = BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(limited)));
 
 		// A policy's delivery limit cannot raise the argument's, and a queue that exists
 		// refuses the argument (DelayedRetryPolicyIntegrationTests in reliability).
@@ -97,8 +96,7 @@ class BackendChoiceTests {
 		EffectiveRetryPolicy exponential = new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0,
 				Duration.ofHours(1), 0, null, List.of(), List.of());
 
-		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, exponential, "4.3.6",
-				List.of(queue(arguments())));
+		BackendChoice choice = BackendChoice.choose(Backend.BROKER, exponential, "4.3.6", List.of(queue(arguments())));
 
 		assertThat(choice.problem()).contains("delays [1s, 2s, 4s] do not grow linearly");
 		assertThat(choice.fix()).contains("linear delays");
@@ -110,8 +108,7 @@ class BackendChoiceTests {
 				List.of(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3)), Duration.ofSeconds(1),
 				2.0, Duration.ofHours(1), 0, null, List.of(), List.of(), 0.2);
 
-		BackendChoice choice = BackendChoice.choose(RetryBackend.BROKER, jittered, "4.3.6",
-				List.of(queue(arguments())));
+		BackendChoice choice = BackendChoice.choose(Backend.BROKER, jittered, "4.3.6", List.of(queue(arguments())));
 
 		assertThat(choice.problem()).contains("drawn at random (jitter 0.2)");
 		assertThat(choice.fix()).contains("jitter to 0");
@@ -119,40 +116,39 @@ class BackendChoiceTests {
 
 	@Test
 	void tiersAreTiers() {
-		assertThat(BackendChoice.choose(RetryBackend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))).backend())
-			.isEqualTo(RetryBackend.TIERS);
+		assertThat(BackendChoice.choose(Backend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))).backend())
+			.isEqualTo(Backend.TIERS);
 	}
 
 	@Test
 	void aDeliveryTimeIsHonouredByQuorumQueuesFromRabbitMq43WhateverTheirArguments() {
-		BackendChoice choice = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.3.6", "orders", "quorum");
+		BackendChoice choice = BackendChoice.chooseForDeliveryTime(Backend.AUTO, "4.3.6", "orders", "quorum");
 
-		assertThat(choice.backend()).isEqualTo(RetryBackend.BROKER);
+		assertThat(choice.backend()).isEqualTo(Backend.BROKER);
 		assertThat(choice.reason()).contains("until the delivery time the starter gives it");
-		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", "quorum").problem())
-			.isNull();
+		assertThat(BackendChoice.chooseForDeliveryTime(Backend.BROKER, "4.3.6", "orders", "quorum").problem()).isNull();
 	}
 
 	@Test
 	void aDeliveryTimeTheBrokerIgnoresRunsOnTheTiersUnderAutoAndIsAProblemUnderBroker() {
-		BackendChoice old = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.0.5", "orders", "quorum");
-		assertThat(old.backend()).isEqualTo(RetryBackend.TIERS);
+		BackendChoice old = BackendChoice.chooseForDeliveryTime(Backend.AUTO, "4.0.5", "orders", "quorum");
+		assertThat(old.backend()).isEqualTo(Backend.TIERS);
 		assertThat(old.problem()).isNull();
 		assertThat(old.reason()).contains("RabbitMQ 4.0.5 does not honour a delivery time");
-		BackendChoice classic = BackendChoice.chooseForDeliveryTime(RetryBackend.AUTO, "4.3.6", "orders", "classic");
-		assertThat(classic.backend()).isEqualTo(RetryBackend.TIERS);
+		BackendChoice classic = BackendChoice.chooseForDeliveryTime(Backend.AUTO, "4.3.6", "orders", "classic");
+		assertThat(classic.backend()).isEqualTo(Backend.TIERS);
 		assertThat(classic.reason()).contains("queue 'orders' is a classic queue");
-		BackendChoice unknown = BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", null);
-		assertThat(unknown.backend()).isEqualTo(RetryBackend.TIERS);
+		BackendChoice unknown = BackendChoice.chooseForDeliveryTime(Backend.BROKER, "4.3.6", "orders", null);
+		assertThat(unknown.backend()).isEqualTo(Backend.TIERS);
 		assertThat(unknown.problem()).contains("the type of queue 'orders' could not be read");
 		assertThat(unknown.fix()).contains("set the listener's backend to auto or tiers");
-		assertThat(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum").backend())
-			.isEqualTo(RetryBackend.TIERS);
+		assertThat(BackendChoice.chooseForDeliveryTime(Backend.TIERS, "4.3.6", "orders", "quorum").backend())
+			.isEqualTo(Backend.TIERS);
 	}
 
 	@Test
 	void theAmqpClientCannotConsumeFromABrokerBefore40WhateverWasAskedFor() {
-		for (RetryBackend requested : RetryBackend.values()) {
+		for (Backend requested : Backend.values()) {
 			BackendChoice choice = BackendChoice.chooseForDeliveryTime(requested, "3.10.8", "orders", null);
 			assertThat(choice.problem()).contains("needs RabbitMQ 4.0 or later, and the broker is RabbitMQ 3.10.8");
 			assertThat(choice.fix()).contains("AMQP 0-9-1 container factory");
@@ -168,11 +164,11 @@ class BackendChoiceTests {
 		Map<String, Object> limited = arguments();
 		limited.put("x-delivery-limit", 2);
 		List<BackendChoice> problems = List.of(
-				BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.0.5", List.of(queue(arguments()))),
-				BackendChoice.choose(RetryBackend.BROKER, exponential, "4.3.6", List.of(queue(arguments()))),
-				BackendChoice.choose(RetryBackend.BROKER, jittered, "4.3.6", List.of(queue(arguments()))),
-				BackendChoice.choose(RetryBackend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))),
-				BackendChoice.chooseForDeliveryTime(RetryBackend.BROKER, "4.3.6", "orders", "classic"));
+				BackendChoice.choose(Backend.BROKER, LINEAR, "4.0.5", List.of(queue(arguments()))),
+				BackendChoice.choose(Backend.BROKER, exponential, "4.3.6", List.of(queue(arguments()))),
+				BackendChoice.choose(Backend.BROKER, jittered, "4.3.6", List.of(queue(arguments()))),
+				BackendChoice.choose(Backend.BROKER, LINEAR, "4.3.6", List.of(queue(limited))),
+				BackendChoice.chooseForDeliveryTime(Backend.BROKER, "4.3.6", "orders", "classic"));
 
 		assertThat(problems).allSatisfy((choice) -> {
 			assertThat(choice.problem()).startsWith("the backend asked for is broker, but the broker cannot hold");
@@ -181,9 +177,9 @@ class BackendChoiceTests {
 					+ "retry.defaults.backend)");
 		});
 		List<BackendChoice> all = new ArrayList<>(problems);
-		all.add(BackendChoice.choose(RetryBackend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))));
-		all.add(BackendChoice.choose(RetryBackend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))));
-		all.add(BackendChoice.chooseForDeliveryTime(RetryBackend.TIERS, "4.3.6", "orders", "quorum"));
+		all.add(BackendChoice.choose(Backend.AUTO, LINEAR, "4.0.5", List.of(queue(arguments()))));
+		all.add(BackendChoice.choose(Backend.TIERS, LINEAR, "4.3.6", List.of(queue(arguments()))));
+		all.add(BackendChoice.chooseForDeliveryTime(Backend.TIERS, "4.3.6", "orders", "quorum"));
 		// retry.backend is no key: retry.defaults.backend is.
 		assertThat(all).allSatisfy((choice) -> assertThat(choice.reason() + " " + choice.problem() + " " + choice.fix())
 			.doesNotContain("retry.backend"));

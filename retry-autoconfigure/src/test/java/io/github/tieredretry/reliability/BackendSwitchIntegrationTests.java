@@ -3,11 +3,11 @@ package io.github.tieredretry.reliability;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
@@ -88,11 +88,11 @@ class BackendSwitchIntegrationTests {
 				.contains("declares the queue with {x-queue-type=quorum}")
 				.contains("This application declared nothing");
 			assertFixForQuorumQueue(output, queue, "broker-to-tiers");
-			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, RetryBackend.BROKER);
+			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, Backend.BROKER);
 		}
 		else {
 			try (ConfigurableApplicationContext context = run(onTheTiers)) {
-				assertThat(choice(context).backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
 				assertThat(choice(context).reason()).isEqualTo("the backend asked for is tiers");
 			}
 			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
@@ -117,11 +117,11 @@ class BackendSwitchIntegrationTests {
 						+ "the backend asked for is auto and the broker cannot hold its retries: its delays "
 						+ "[1s, 5s, 30s] do " + "not grow linearly");
 			assertFixForQuorumQueue(output, queue, "broker-to-tiers");
-			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, RetryBackend.BROKER);
+			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, Backend.BROKER);
 		}
 		else {
 			try (ConfigurableApplicationContext context = run(notLinear)) {
-				assertThat(choice(context).backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
 			}
 			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
 		}
@@ -146,11 +146,11 @@ class BackendSwitchIntegrationTests {
 				.contains("x-delayed-retry-max=3000, x-delayed-retry-min=1000, x-delayed-retry-type=failed")
 				.contains("retry.broker.declare-queue-arguments=false");
 			assertFixForQuorumQueue(output, queue, "tiers-to-broker");
-			assertUnchangedAndTheOriginalStartWorks(queue, WITHOUT_DELAYED_RETRY, onTheTiers, RetryBackend.TIERS);
+			assertUnchangedAndTheOriginalStartWorks(queue, WITHOUT_DELAYED_RETRY, onTheTiers, Backend.TIERS);
 		}
 		else {
 			try (ConfigurableApplicationContext context = run(withArguments)) {
-				assertThat(choice(context).backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
 				assertThat(choice(context).reason()).contains("has no delayed retry (4.3 or later has)");
 			}
 			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
@@ -174,7 +174,7 @@ class BackendSwitchIntegrationTests {
 		}
 
 		try (ConfigurableApplicationContext context = run(corrected)) {
-			assertThat(choice(context).backend()).isEqualTo(delayedRetry ? RetryBackend.BROKER : RetryBackend.TIERS);
+			assertThat(choice(context).backend()).isEqualTo(delayedRetry ? Backend.BROKER : Backend.TIERS);
 		}
 		try (BrokerClient broker = new BrokerClient()) {
 			assertThat(broker.declaresEquivalently(queue, WITH_DELAYED_RETRY)).isTrue();
@@ -207,7 +207,7 @@ class BackendSwitchIntegrationTests {
 	}
 
 	private static void assertUnchangedAndTheOriginalStartWorks(String queue, Map<String, Object> arguments,
-			Map<String, Object> original, RetryBackend originalBackend) {
+			Map<String, Object> original, Backend originalBackend) {
 		try (BrokerClient broker = new BrokerClient()) {
 			assertThat(broker.declaresEquivalently(queue, arguments)).as("the queue's arguments, unchanged").isTrue();
 		}

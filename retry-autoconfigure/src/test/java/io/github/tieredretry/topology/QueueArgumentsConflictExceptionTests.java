@@ -4,8 +4,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.topology.QueueArgumentsConflictException.Conflict;
 import io.github.tieredretry.topology.QueueArgumentsConflictException.Consumer;
 import io.github.tieredretry.topology.QueueArgumentsConflictException.Difference;
@@ -24,11 +24,11 @@ class QueueArgumentsConflictExceptionTests {
 
 	static final Map<String, Object> DELAYED_RETRY = delayedRetry();
 
-	static final Consumer ON_THE_TIERS = new Consumer("OrderListener#onOrder", List.of("orders"), RetryBackend.TIERS,
-			new BackendChoice(RetryBackend.TIERS, "the backend asked for is tiers", null, null));
+	static final Consumer ON_THE_TIERS = new Consumer("OrderListener#onOrder", List.of("orders"), Backend.TIERS,
+			new BackendChoice(Backend.TIERS, "the backend asked for is tiers", null, null));
 
-	static final Consumer ON_THE_BROKER = new Consumer("OrderListener#onOrder", List.of("orders"), RetryBackend.AUTO,
-			new BackendChoice(RetryBackend.BROKER, "RabbitMQ 4.3.6 holds each retry in its queue", null, null));
+	static final Consumer ON_THE_BROKER = new Consumer("OrderListener#onOrder", List.of("orders"), Backend.AUTO,
+			new BackendChoice(Backend.BROKER, "RabbitMQ 4.3.6 holds each retry in its queue", null, null));
 
 	@Test
 	void queueDeclaredForTheBrokerAndStartedOnTheTiersNamesTheArgumentTheBackendAndTheCommands() {

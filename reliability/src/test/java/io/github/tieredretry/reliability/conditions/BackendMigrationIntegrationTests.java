@@ -12,11 +12,11 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.RetryBackend;
 import io.github.tieredretry.testbrokers.CommandResult;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testsupport.InvocationRecorder;
@@ -99,8 +99,7 @@ class BackendMigrationIntegrationTests {
 		after.put("retry.defaults.backend", "tiers");
 
 		ConfigurableApplicationContext application = start(before);
-		assertThat(choice(application).backend())
-			.isEqualTo(this.delayedRetry ? RetryBackend.BROKER : RetryBackend.TIERS);
+		assertThat(choice(application).backend()).isEqualTo(this.delayedRetry ? Backend.BROKER : Backend.TIERS);
 		// What the queue was declared with.
 		assertThat(this.broker.ctl("list_queues", "-p", this.vhost, "name", "arguments").requireSuccess().output())
 			.contains("x-delayed-retry-type");
@@ -113,7 +112,7 @@ class BackendMigrationIntegrationTests {
 
 		// 5. Started with the new configuration, and the producers with it.
 		try (ConfigurableApplicationContext started = start(after)) {
-			assertThat(choice(started).backend()).isEqualTo(RetryBackend.TIERS);
+			assertThat(choice(started).backend()).isEqualTo(Backend.TIERS);
 			assertThat(choice(started).reason()).isEqualTo("the backend asked for is tiers");
 			List<String> second = publish(3, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(30)).until(() -> second.stream().allMatch(DELIVERIES::succeeded));
@@ -131,7 +130,7 @@ class BackendMigrationIntegrationTests {
 		after.put("retry.broker.declare-queue-arguments", "true");
 
 		ConfigurableApplicationContext application = start(before);
-		assertThat(choice(application).backend()).isEqualTo(RetryBackend.TIERS);
+		assertThat(choice(application).backend()).isEqualTo(Backend.TIERS);
 		List<String> first = publish(5, "fail-until-retry:2");
 		// 1. The producers stop. 2. and 3.: the retries wait in the tiers.
 		drainAndStop(application, before);
@@ -143,7 +142,7 @@ class BackendMigrationIntegrationTests {
 		try (ConfigurableApplicationContext started = start(after)) {
 			BackendChoice choice = choice(started);
 			assertThat(choice.backend()).as(choice.reason())
-				.isEqualTo(this.delayedRetry ? RetryBackend.BROKER : RetryBackend.TIERS);
+				.isEqualTo(this.delayedRetry ? Backend.BROKER : Backend.TIERS);
 			List<String> second = publish(3, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(30)).until(() -> second.stream().allMatch(DELIVERIES::succeeded));
 			for (String id : second) {
@@ -185,7 +184,7 @@ class BackendMigrationIntegrationTests {
 		else {
 			assertThat(policy.output()).contains("are not recognised policy settings");
 			try (ConfigurableApplicationContext application = start(after)) {
-				assertThat(choice(application).backend()).isEqualTo(RetryBackend.TIERS);
+				assertThat(choice(application).backend()).isEqualTo(Backend.TIERS);
 			}
 		}
 	}
