@@ -39,7 +39,7 @@ import org.springframework.amqp.core.Message;
  * it holds the message or moves it through a tier, which gives the broker a new message
  * with a count of zero.
  */
-final class Acknowledgement {
+final class Acknowledgement implements Settlement {
 
 	private static final Log logger = LogFactory.getLog(Acknowledgement.class);
 
@@ -97,7 +97,8 @@ final class Acknowledgement {
 	 * delivery limit, 20 by default from RabbitMQ 4.0).
 	 * @return whether a requeue is allowed
 	 */
-	boolean mayRequeue() {
+	@Override
+	public boolean mayRequeue() {
 		return this.countedReturns == 0;
 	}
 
@@ -107,7 +108,8 @@ final class Acknowledgement {
 	 * forwarded from here any more (that would make a duplicate).
 	 * @return whether it is open
 	 */
-	boolean isChannelOpen() {
+	@Override
+	public boolean isChannelOpen() {
 		return this.channel.isOpen();
 	}
 
@@ -115,11 +117,17 @@ final class Acknowledgement {
 	 * The channel that delivered the message.
 	 * @return the real channel
 	 */
+	@Override
+	public Object consumer() {
+		return this.channel;
+	}
+
 	Channel channel() {
 		return this.channel;
 	}
 
-	void ack() {
+	@Override
+	public void ack() {
 		if (this.done.compareAndSet(false, true)) {
 			sendAck();
 		}
@@ -182,7 +190,8 @@ final class Acknowledgement {
 		}
 	}
 
-	void requeue() {
+	@Override
+	public void requeue() {
 		if (this.done.compareAndSet(false, true)) {
 			try {
 				this.channel.basicNack(deliveryTag(), false, true);
@@ -203,7 +212,8 @@ final class Acknowledgement {
 	 * {@link ConsumerChannels}). Given back earlier, it could be delivered again to a
 	 * consumer that has not stopped yet, and be returned twice.
 	 */
-	void leaveToChannel() {
+	@Override
+	public void leaveToChannel() {
 		if (this.done.compareAndSet(false, true)) {
 			settled();
 		}

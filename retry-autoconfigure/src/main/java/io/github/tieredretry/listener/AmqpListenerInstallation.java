@@ -87,8 +87,14 @@ final class AmqpListenerInstallation {
 		RetryableListenerInfo info = new RetryableListenerInfo(listener, container.getListenerId(), List.of(queue),
 				annotation.policy().trim(), policy, beanClass, method);
 		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), runtime.events());
+		// The forwarding path of every retryable listener; while the broker blocks
+		// publishers it holds at most half the consumer's credits.
+		int credits = (fields.getPropertyValue("initialCredits") instanceof Integer initial) ? initial : 100;
+		ForwardSender sender = new ForwardSender(runtime.forwarder(), runtime.executors(), notifications,
+				runtime::newPause, runtime.failureInitialPause(), credits / 2, runtime.heldMessages(),
+				runtime.observations());
 		container.setupMessageListener(new AmqpRetryingListener(adapter, info, queue,
-				new RetryDecider(topology.tiers(), policy), runtime, notifications, backend));
+				new RetryDecider(topology.tiers(), policy), runtime, notifications, backend, sender));
 		topology.registerWorkQueue(queue);
 		registry.applied(info, container);
 		return policy;

@@ -4,12 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.RejectedExecutionException;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.amqp.Consumer;
-import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.ForwardedProperties;
 import io.github.tieredretry.headers.FailureDetails;
 import io.github.tieredretry.headers.HeaderChanges;
@@ -80,10 +77,11 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 
 	private final RetryableFailures failures;
 
-	private final ForwardFailurePause pause;
+	private final ForwardSender sender;
 
 	AmqpRetryingListener(RabbitAmqpMessageListener delegate, RetryableListenerInfo info, String queue,
-			RetryDecider decider, ListenerRuntime runtime, RetryNotifications notifications, ListenerBackend backend) {
+			RetryDecider decider, ListenerRuntime runtime, RetryNotifications notifications, ListenerBackend backend,
+			ForwardSender sender) {
 		this.delegate = delegate;
 		this.info = info;
 		this.queue = queue;
@@ -92,7 +90,7 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 		this.notifications = notifications;
 		this.backend = backend;
 		this.failures = new RetryableFailures(info, runtime.classifiers(), decider.policy());
-		this.pause = runtime.newPause();
+		this.sender = sender;
 	}
 
 	@Override
@@ -193,9 +191,9 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			annotations.put(DELIVERY_TIME, (retry.due().isAfter(latest) ? latest : retry.due()).toEpochMilli());
 			annotations.put(RETRY_COUNT, retry.retryNumber());
 			annotations.put(FIRST_FAILURE, retry.firstFailure().toEpochMilli());
-			context.requeue(annotations);
-			this.notifications.forwarded(new Forward(message, this.queue, state,
-					new Forward.BrokerRetry(retry, details, cause), this.queue, received, message.getBody()));
+			this.sender.retryInItsQueue(new Forward(message, this.queue, state,
+					new Forward.BrokerRetry(retry, details, cause), this.queue, received, message.getBody()),
+					() -> context.requeue(annotations));
 			return;
 		}
 		if (decision instanceof FailureDecision.Retry retry) {
@@ -208,55 +206,15 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 				HeaderChanges.forPark(this.queue, state.retries(), park, details, now));
 	}
 
+	// Through the forwarding path of every retryable listener: accepted once the broker
+	// confirmed the forward; a refused forward pauses its target and is made again, the
+	// message held meanwhile (at most the hold limit while the broker blocks publishers);
+	// the forward is observed.
 	private void forward(Consumer.Context context, Message message, AMQP.BasicProperties received, RetryState state,
 			Forward.Step step, String target, HeaderChanges changes) {
 		Forward forward = new Forward(message, this.queue, state, step, target,
 				ForwardedProperties.of(received, changes), message.getBody());
-		publish(context, forward);
-	}
-
-	// Accepted once the broker confirmed the forward; a forward that failed is made again
-	// after a pause, the message held meanwhile (its return would count on RabbitMQ 4.0).
-	private void publish(Consumer.Context context, Forward forward) {
-		CompletableFuture<Void> publish;
-		try {
-			publish = forward.toTier()
-					? this.runtime.forwarder().toTier(this.queue, forward.properties(), forward.body())
-					: this.runtime.forwarder().toParkingLot(forward.properties(), forward.body());
-		}
-		catch (RuntimeException ex) {
-			publish = CompletableFuture.failedFuture(ex);
-		}
-		publish.whenComplete((confirmed, failure) -> {
-			try {
-				this.runtime.executors().acks().execute(() -> settle(context, forward, failure));
-			}
-			catch (RejectedExecutionException ex) {
-				// Stopping: the broker delivers it again (a duplicate if it was
-				// confirmed).
-				context.requeue();
-			}
-		});
-	}
-
-	private void settle(Consumer.Context context, Forward forward, @Nullable Throwable failure) {
-		if (failure == null) {
-			this.pause.reset();
-			context.accept();
-			this.notifications.forwarded(forward);
-			return;
-		}
-		long pauseMillis = this.pause.recordFailure();
-		this.notifications.forwardFailed(forward, failure, pauseMillis, this.pause.consecutiveFailures());
-		try {
-			this.runtime.executors()
-				.schedule(() -> publish(context, forward), Duration.ofMillis(pauseMillis),
-						this.runtime.executors().acks());
-		}
-		catch (RejectedExecutionException ex) {
-			logger.debug("Stopping: message goes back to its queue instead of being forwarded again");
-			context.requeue();
-		}
+		this.sender.send(forward, new AmqpSettlement(context, this));
 	}
 
 	@Override

@@ -280,8 +280,11 @@ final class DeliveryOutcomes {
 		Acknowledgement acknowledgement = delivery.acknowledgement();
 		if (decision instanceof FailureDecision.Retry retry && this.backend.isBroker()) {
 			// Back to its own queue, whose delayed retry holds it for the policy's delay.
-			this.sender.retryInItsQueue(delivery.forward(new Forward.BrokerRetry(retry, details, cause),
-					delivery.queue(), HeaderChanges.forRetry(delivery.queue(), retry, details)), acknowledgement);
+			this.sender
+				.retryInItsQueue(
+						delivery.forward(new Forward.BrokerRetry(retry, details, cause), delivery.queue(),
+								HeaderChanges.forRetry(delivery.queue(), retry, details)),
+						acknowledgement::rejectForRetry);
 			return;
 		}
 		Forward forward;

@@ -10,7 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.Channel;
 import io.github.tieredretry.forwarding.ForwardFailurePause;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
@@ -32,7 +31,7 @@ import io.micrometer.observation.Observation;
  * healthy messages; further failed messages go back to their queue without a forward
  * attempt and are tried again: at once the first time, after a pause when they come back
  * and fail again. A message that the broker has counted a return of already is held
- * anyway (see {@link Acknowledgement#mayRequeue()}).
+ * anyway (see {@link Settlement#mayRequeue()}).
  */
 final class ForwardSender {
 
@@ -65,7 +64,7 @@ final class ForwardSender {
 	private final Map<String, ForwardFailurePause> pauses = new ConcurrentHashMap<>();
 
 	/** Forwards not yet settled, per consumer channel. */
-	private final Map<Channel, AtomicInteger> unsettled = new ConcurrentHashMap<>();
+	private final Map<Object, AtomicInteger> unsettled = new ConcurrentHashMap<>();
 
 	/**
 	 * Create a sender.
@@ -112,12 +111,12 @@ final class ForwardSender {
 	 * @param forward the forward
 	 * @param acknowledgement the original's acknowledgement
 	 */
-	void send(Forward forward, Acknowledgement acknowledgement) {
+	void send(Forward forward, Settlement acknowledgement) {
 		Throwable listenerFailure = forward.failure();
 		if (listenerFailure != null && this.observations.isEnabled()) {
 			this.observations.listenerFailed(listenerFailure);
 		}
-		Channel consumer = acknowledgement.channel();
+		Object consumer = acknowledgement.consumer();
 		AtomicInteger held = this.unsettled.computeIfAbsent(consumer, (channel) -> new AtomicInteger());
 		if (held.incrementAndGet() > this.holdLimit && this.forwarder.isBlocked() && acknowledgement.mayRequeue()) {
 			release(consumer, held);
@@ -148,13 +147,14 @@ final class ForwardSender {
 	}
 
 	/**
-	 * Retry a message on the broker backend: back to its own queue with
-	 * {@code basic.reject}, for the queue's delayed retry to deliver it again after the
-	 * policy's delay. Nothing to publish and no confirm to wait for.
+	 * Retry a message on the broker backend: back to its own queue, for the queue to
+	 * deliver it again after the policy's delay ({@code basic.reject} into its delayed
+	 * retry; over AMQP 1.0, {@code modified} with a delivery time). Nothing to publish
+	 * and no confirm to wait for; observed and reported as a forward.
 	 * @param forward the retry, a {@link Forward.BrokerRetry}
-	 * @param acknowledgement the message's acknowledgement
+	 * @param giveBackWithDelay gives the message back
 	 */
-	void retryInItsQueue(Forward forward, Acknowledgement acknowledgement) {
+	void retryInItsQueue(Forward forward, Runnable giveBackWithDelay) {
 		Throwable listenerFailure = forward.failure();
 		Observation observation = Observation.NOOP;
 		if (this.observations.isEnabled()) {
@@ -163,12 +163,12 @@ final class ForwardSender {
 			}
 			observation = this.observations.startForward(forward.observationContext());
 		}
-		acknowledgement.rejectForRetry();
+		giveBackWithDelay.run();
 		RetryObservations.stop(observation, null);
 		this.notifications.forwarded(forward);
 	}
 
-	private void publish(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+	private void publish(Forward forward, AMQP.BasicProperties properties, Settlement acknowledgement,
 			AtomicInteger held, Observation observation) {
 		CompletableFuture<Void> publish;
 		try {
@@ -180,21 +180,21 @@ final class ForwardSender {
 		}
 		publish.whenComplete((confirmed, failure) -> {
 			RetryObservations.stop(observation, failure);
-			release(acknowledgement.channel(), held);
+			release(acknowledgement.consumer(), held);
 			settleLater(forward, properties, acknowledgement, failure);
 		});
 	}
 
 	// After a pause, on the acks thread. The properties are those of the first attempt:
 	// with tracing, they carry that forward's span, which the next attempt continues.
-	private void forwardAgain(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement) {
-		AtomicInteger held = this.unsettled.computeIfAbsent(acknowledgement.channel(),
+	private void forwardAgain(Forward forward, AMQP.BasicProperties properties, Settlement acknowledgement) {
+		AtomicInteger held = this.unsettled.computeIfAbsent(acknowledgement.consumer(),
 				(channel) -> new AtomicInteger());
 		held.incrementAndGet();
 		publish(forward, properties, acknowledgement, held, Observation.NOOP);
 	}
 
-	private void release(Channel consumer, AtomicInteger held) {
+	private void release(Object consumer, AtomicInteger held) {
 		if (held.decrementAndGet() <= 0) {
 			this.unsettled.remove(consumer, held);
 		}
@@ -202,7 +202,7 @@ final class ForwardSender {
 
 	// Acks may block on the consumer connection: on the ack thread, never on the thread
 	// that settled.
-	private void settleLater(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+	private void settleLater(Forward forward, AMQP.BasicProperties properties, Settlement acknowledgement,
 			Throwable failure) {
 		try {
 			this.executors.acks().execute(() -> settle(forward, properties, acknowledgement, failure));
@@ -214,7 +214,7 @@ final class ForwardSender {
 		}
 	}
 
-	private void settle(Forward forward, AMQP.BasicProperties properties, Acknowledgement acknowledgement,
+	private void settle(Forward forward, AMQP.BasicProperties properties, Settlement acknowledgement,
 			Throwable failure) {
 		ForwardFailurePause pause = pause(forward.target());
 		if (failure == null) {
@@ -241,7 +241,7 @@ final class ForwardSender {
 	 * @param acknowledgement the message's acknowledgement
 	 * @param delayMillis the pause
 	 */
-	void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
+	void requeueLater(Settlement acknowledgement, long delayMillis) {
 		this.heldMessages.requeueLater(acknowledgement, delayMillis);
 	}
 

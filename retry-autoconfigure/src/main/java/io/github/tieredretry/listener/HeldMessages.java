@@ -7,7 +7,6 @@ import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 
-import com.rabbitmq.client.Channel;
 import io.github.tieredretry.forwarding.RetryExecutors;
 
 /**
@@ -22,12 +21,12 @@ final class HeldMessages {
 
 	private final RetryExecutors executors;
 
-	private final Set<Acknowledgement> held = ConcurrentHashMap.newKeySet();
+	private final Set<Settlement> held = ConcurrentHashMap.newKeySet();
 
 	private volatile boolean stopping;
 
 	/** Consumer channels whose container stops: their messages are held no more. */
-	private final Set<Channel> givenBack = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
+	private final Set<Object> givenBack = Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
 	HeldMessages(RetryExecutors executors) {
 		this.executors = executors;
@@ -39,7 +38,7 @@ final class HeldMessages {
 	 * @param acknowledgement the message's acknowledgement
 	 * @param delayMillis the pause
 	 */
-	void requeueLater(Acknowledgement acknowledgement, long delayMillis) {
+	void requeueLater(Settlement acknowledgement, long delayMillis) {
 		holdFor(acknowledgement, delayMillis, acknowledgement::requeue);
 	}
 
@@ -51,7 +50,7 @@ final class HeldMessages {
 	 * @param delayMillis the pause
 	 * @param forwardAgain forwards it again
 	 */
-	void forwardLater(Acknowledgement acknowledgement, long delayMillis, Runnable forwardAgain) {
+	void forwardLater(Settlement acknowledgement, long delayMillis, Runnable forwardAgain) {
 		holdFor(acknowledgement, delayMillis, () -> {
 			if (acknowledgement.isChannelOpen()) {
 				forwardAgain.run();
@@ -59,7 +58,7 @@ final class HeldMessages {
 		});
 	}
 
-	private void holdFor(Acknowledgement acknowledgement, long delayMillis, Runnable atEnd) {
+	private void holdFor(Settlement acknowledgement, long delayMillis, Runnable atEnd) {
 		if (this.stopping) {
 			acknowledgement.leaveToChannel();
 			return;
@@ -93,13 +92,13 @@ final class HeldMessages {
 		}
 	}
 
-	private void requeue(Acknowledgement acknowledgement) {
+	private void requeue(Settlement acknowledgement) {
 		if (this.held.remove(acknowledgement)) {
 			acknowledgement.requeue();
 		}
 	}
 
-	private void leaveToChannel(Acknowledgement acknowledgement) {
+	private void leaveToChannel(Settlement acknowledgement) {
 		if (this.held.remove(acknowledgement)) {
 			acknowledgement.leaveToChannel();
 		}
@@ -113,19 +112,19 @@ final class HeldMessages {
 		return this.held.size();
 	}
 
-	private boolean isGivenBack(Acknowledgement acknowledgement) {
-		return this.givenBack.contains(acknowledgement.channel());
+	private boolean isGivenBack(Settlement acknowledgement) {
+		return this.givenBack.contains(acknowledgement.consumer());
 	}
 
 	/**
 	 * A container stops consuming on a channel: its held messages go back now, and later
 	 * ones at once.
-	 * @param channel the real consumer channel
+	 * @param consumer the real consumer channel, or an AMQP 1.0 listener
 	 */
-	void giveBack(Channel channel) {
-		this.givenBack.add(channel);
+	void giveBack(Object consumer) {
+		this.givenBack.add(consumer);
 		this.held.forEach((acknowledgement) -> {
-			if (acknowledgement.channel() == channel) {
+			if (acknowledgement.consumer() == consumer) {
 				requeue(acknowledgement);
 			}
 		});

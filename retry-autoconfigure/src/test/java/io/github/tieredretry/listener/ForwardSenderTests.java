@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.amqp.Consumer;
 import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.ForwardFailurePause;
@@ -19,8 +20,12 @@ import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.FailureDecision;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.policy.RetryState;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.Message;
@@ -174,6 +179,112 @@ class ForwardSenderTests {
 
 		verify(this.consumer).basicNack(1, false, true);
 		verify(this.consumer, never()).basicAck(anyLong(), anyBoolean());
+	}
+
+	/**
+	 * The same forwarding path for a listener of the RabbitMQ AMQP 1.0 client, whose
+	 * deliveries are settled through their consumer context: accepted once the forward is
+	 * confirmed, released to give them back.
+	 */
+	@Nested
+	class OverAmqp10 {
+
+		private final Object listener = new Object();
+
+		@Test
+		void whileTheBrokerBlocksPublishingTheListenerHoldsAtMostItsLimitAndReleasesTheRest() {
+			given(ForwardSenderTests.this.forwarder.isBlocked()).willReturn(true);
+			ForwardSender sender = sender(2, Duration.ofMinutes(1));
+			Consumer.Context first = mock(Consumer.Context.class);
+			Consumer.Context second = mock(Consumer.Context.class);
+			Consumer.Context third = mock(Consumer.Context.class);
+
+			sender.send(retry(1, false), new AmqpSettlement(first, this.listener));
+			sender.send(retry(2, false), new AmqpSettlement(second, this.listener));
+			sender.send(retry(3, false), new AmqpSettlement(third, this.listener));
+
+			verify(ForwardSenderTests.this.forwarder, times(2)).toTier(anyString(), any(AMQP.BasicProperties.class),
+					any(byte[].class));
+			verify(third).requeue();
+			verify(first, never()).requeue();
+			verify(second, never()).requeue();
+		}
+
+		@Test
+		void failedForwardsSlowDownOnlyTheirOwnTargetAndTheMessageIsHeldNotReleased() {
+			ForwardSender sender = sender(10, Duration.ofMinutes(1));
+			Consumer.Context context = mock(Consumer.Context.class);
+
+			sender.send(park(1), new AmqpSettlement(context, this.listener));
+			ForwardSenderTests.this.forwards.get(0)
+				.completeExceptionally(
+						new ForwardFailedException(ForwardFailedException.Kind.RETURNED, "parking lot is gone"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> ForwardSenderTests.this.forwards.size() == 2);
+
+			verify(context, never()).requeue();
+			assertThat(sender.pause(PARKING_LOT).consecutiveFailures()).isEqualTo(1);
+			assertThat(sender.pause("retry.delay.1s").consecutiveFailures()).isZero();
+			ForwardSenderTests.this.forwards.get(1).complete(null);
+			verify(context, timeout(5000)).accept();
+			assertThat(sender.pause(PARKING_LOT).consecutiveFailures()).isZero();
+		}
+
+		@Test
+		void messageHeldThroughAPauseIsReleasedWhenTheApplicationStops() {
+			HeldMessages held = new HeldMessages(ForwardSenderTests.this.executors);
+			ForwardSender sender = new ForwardSender(ForwardSenderTests.this.forwarder,
+					ForwardSenderTests.this.executors, notifications(),
+					() -> new ForwardFailurePause(Duration.ofMinutes(1), Duration.ofMinutes(1)), Duration.ofMinutes(1),
+					10, held, RetryObservations.DISABLED);
+			Consumer.Context context = mock(Consumer.Context.class);
+			sender.send(retry(1, false), new AmqpSettlement(context, this.listener));
+			ForwardSenderTests.this.forwards.get(0).completeExceptionally(new IllegalStateException("no confirm"));
+			await().atMost(Duration.ofSeconds(5)).until(() -> held.size() == 1);
+
+			held.stopHolding();
+
+			verify(context).requeue();
+			verify(context, never()).accept();
+			assertThat(held.size()).isZero();
+			assertThat(ForwardSenderTests.this.forwards).hasSize(1);
+		}
+
+		@Test
+		void forwardIsObservedAsOverAmqp091() {
+			List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
+			ObservationRegistry registry = ObservationRegistry.create();
+			registry.observationConfig().observationHandler(new ObservationHandler<>() {
+
+				@Override
+				public void onStop(Observation.Context context) {
+					stopped.add(context);
+				}
+
+				@Override
+				public boolean supportsContext(Observation.Context context) {
+					return true;
+				}
+
+			});
+			ForwardSender sender = new ForwardSender(ForwardSenderTests.this.forwarder,
+					ForwardSenderTests.this.executors, notifications(),
+					() -> new ForwardFailurePause(Duration.ZERO, Duration.ZERO), Duration.ofMinutes(1), 10,
+					new HeldMessages(ForwardSenderTests.this.executors), new RetryObservations(registry, null, null));
+			Consumer.Context context = mock(Consumer.Context.class);
+
+			sender.send(retry(1, false), new AmqpSettlement(context, this.listener));
+			ForwardSenderTests.this.forwards.get(0).complete(null);
+
+			verify(context, timeout(5000)).accept();
+			assertThat(stopped).extracting(Observation.Context::getName).containsExactly("rabbitmq.retry.forward");
+			assertThat(stopped.get(0).getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("retried");
+		}
+
+	}
+
+	private static RetryNotifications notifications() {
+		return new RetryNotifications("OrderListener#onOrder", 3, new RetryEventPublisher((event) -> {
+		}, Runnable::run));
 	}
 
 	private CompletableFuture<Void> newForward() {
