@@ -7,7 +7,6 @@ import java.util.List;
 
 import io.github.tieredretry.headers.FailureDetails;
 import io.github.tieredretry.headers.HeaderChanges;
-import io.github.tieredretry.headers.RetryHeaderValues;
 import io.github.tieredretry.policy.FailureDecision;
 import io.github.tieredretry.policy.RetryDecider;
 import io.github.tieredretry.policy.RetryState;
@@ -50,6 +49,10 @@ final class DeliveryOutcomes {
 
 	private final RetryableFailures failures;
 
+	private final RetryWait inATier;
+
+	private final RetryWait inItsQueue;
+
 	DeliveryOutcomes(RetryableListenerInfo info, RetryDecider decider, ListenerRuntime runtime, ForwardSender sender,
 			RetryNotifications notifications, ListenerGate gate, ListenerBackend backend) {
 		this.info = info;
@@ -61,6 +64,14 @@ final class DeliveryOutcomes {
 		this.gate = gate;
 		this.backend = backend;
 		this.failures = new RetryableFailures(info, runtime.classifiers(), decider.policy());
+		this.inATier = new RetryWait.InATier(decider, sender);
+		this.inItsQueue = new RetryWait.InItsQueue(decider, sender);
+	}
+
+	// The one place that asks which backend runs: chosen once the broker's version is
+	// known, after the wrapper was installed.
+	private RetryWait retryWait() {
+		return this.backend.isBroker() ? this.inItsQueue : this.inATier;
 	}
 
 	String listenerName() {
@@ -96,11 +107,8 @@ final class DeliveryOutcomes {
 			throw new IllegalStateException("Listener " + this.listenerName + " received a message without its "
 					+ "consumer queue; cannot apply tiered retries");
 		}
-		// On the broker backend nothing is written into the message: its retries are the
-		// broker's count of its failed deliveries.
-		RetryState state = this.backend.isBroker()
-				? this.decider.brokerHeldState(acknowledgement.countedReturns(), this.runtime.clock().instant())
-				: RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), queue);
+		RetryState state = retryWait().stateOf(properties, queue, acknowledgement.countedReturns(),
+				this.runtime.clock().instant());
 		// What the listener sees is the retry state for this queue, not a count copied
 		// from elsewhere.
 		properties.setRetryCount(state.retries());
@@ -131,7 +139,8 @@ final class DeliveryOutcomes {
 					HeaderChanges.forHop(hopTier)), delivery.acknowledgement());
 			return true;
 		}
-		if (!this.backend.isBroker() && delivery.acknowledgement().countedReturns() > 0 && this.gate.isPaused()) {
+		if (retryWait().countedReturnsAreCostly() && delivery.acknowledgement().countedReturns() > 0
+				&& this.gate.isPaused()) {
 			postpone(delivery);
 			return true;
 		}
@@ -198,7 +207,7 @@ final class DeliveryOutcomes {
 				// given back to its queue, where a quorum queue would count the return
 				// (RabbitMQ 4.0 to 4.2 drop a message after 20). The consumer holds
 				// it for the next probe, unless the broker has counted returns of it.
-				if (!this.backend.isBroker() && delivery.acknowledgement().countedReturns() > 0) {
+				if (retryWait().countedReturnsAreCostly() && delivery.acknowledgement().countedReturns() > 0) {
 					postpone(delivery);
 					return false;
 				}
@@ -277,27 +286,15 @@ final class DeliveryOutcomes {
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
 		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now);
-		Acknowledgement acknowledgement = delivery.acknowledgement();
-		if (decision instanceof FailureDecision.Retry retry && this.backend.isBroker()) {
-			// Back to its own queue, whose delayed retry holds it for the policy's delay.
-			this.sender
-				.retryInItsQueue(
-						delivery.forward(new Forward.BrokerRetry(retry, details, cause), delivery.queue(),
-								HeaderChanges.forRetry(delivery.queue(), retry, details)),
-						acknowledgement::rejectForRetry);
+		if (decision instanceof FailureDecision.Retry retry) {
+			retryWait().retry(delivery, retry, details, cause);
 			return;
 		}
-		Forward forward;
-		if (decision instanceof FailureDecision.Retry retry) {
-			forward = delivery.forward(new Forward.Retry(retry, details, cause), Forward.tierQueue(retry.tier()),
-					HeaderChanges.forRetry(delivery.queue(), retry, details));
-		}
-		else {
-			FailureDecision.Park park = (FailureDecision.Park) decision;
-			forward = delivery.forward(new Forward.Park(park, details, cause), this.runtime.parkingLot(),
-					HeaderChanges.forPark(delivery.queue(), delivery.state().retries(), park, details, now));
-		}
-		this.sender.send(forward, acknowledgement);
+		FailureDecision.Park park = (FailureDecision.Park) decision;
+		this.sender.send(
+				delivery.forward(new Forward.Park(park, details, cause), this.runtime.parkingLot(),
+						HeaderChanges.forPark(delivery.queue(), delivery.state().retries(), park, details, now)),
+				delivery.acknowledgement());
 	}
 
 }
