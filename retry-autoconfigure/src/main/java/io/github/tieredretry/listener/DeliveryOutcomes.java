@@ -82,12 +82,37 @@ final class DeliveryOutcomes {
 		return this.gate;
 	}
 
-	ForwardSender sender() {
-		return this.sender;
+	/**
+	 * Slow the consumer down while forwards fail; on the consumer thread, before it takes
+	 * on a delivery.
+	 */
+	void awaitPauses() {
+		this.sender.awaitPauses();
 	}
 
-	ListenerRuntime runtime() {
-		return this.runtime;
+	/**
+	 * The wrapper handled deliveries without a failure of its own: the pause of such
+	 * failures ends.
+	 */
+	void handledNormally() {
+		this.sender.pause(ForwardSender.UNEXPECTED_FAILURES).reset();
+	}
+
+	/**
+	 * What the broker delivered of each message, where the consumer captured it.
+	 * @param messages the messages the container hands over
+	 * @return what was captured, per message
+	 */
+	List<DeliveryCapture.@Nullable Received> received(List<Message> messages) {
+		return this.runtime.capture().take(messages);
+	}
+
+	/**
+	 * The attempts of asynchronous listeners.
+	 * @return their runtime
+	 */
+	AsyncAttempts async() {
+		return this.runtime.async();
 	}
 
 	/**

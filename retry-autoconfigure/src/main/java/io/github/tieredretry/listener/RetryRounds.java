@@ -103,7 +103,7 @@ final class RetryRounds {
 					follow(current, call, pending, started, channel);
 					return held;
 				}
-				failure = this.outcomes.runtime().async().await(pending);
+				failure = this.outcomes.async().await(pending);
 			}
 			current = settle(current, call, failure, started, passage, held);
 		}
@@ -112,7 +112,7 @@ final class RetryRounds {
 
 	private void follow(List<Delivery> round, ListenerCall call, AsyncResult pending, long started, Channel channel) {
 		List<Acknowledgement> holding = round.stream().map(Delivery::acknowledgement).toList();
-		this.outcomes.runtime().async().whenDone(pending, holding, (failure) -> {
+		this.outcomes.async().whenDone(pending, holding, (failure) -> {
 			List<Delivery> again = settle(round, call, failure, started, ListenerGate.Passage.PASS, new ArrayList<>());
 			try {
 				if (!again.isEmpty() && again.get(0).acknowledgement().isChannelOpen()) {

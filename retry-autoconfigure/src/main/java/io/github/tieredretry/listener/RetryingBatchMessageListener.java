@@ -68,9 +68,8 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 	@Override
 	public void onMessageBatch(List<Message> messages, @Nullable Channel channel) {
 		Channel exposed = required(channel);
-		ForwardSender sender = this.outcomes.sender();
-		sender.awaitPauses();
-		List<DeliveryCapture.@Nullable Received> received = this.outcomes.runtime().capture().take(messages);
+		this.outcomes.awaitPauses();
+		List<DeliveryCapture.@Nullable Received> received = this.outcomes.received(messages);
 		List<Delivery> deliveries = new ArrayList<>(messages.size());
 		OutstandingDeliveries unsettled = this.channels.of(exposed);
 		for (int i = 0; i < messages.size(); i++) {
@@ -88,7 +87,7 @@ final class RetryingBatchMessageListener extends RetryingListener implements Cha
 		}
 		try {
 			this.rounds.run(deliveries, exposed);
-			sender.pause(ForwardSender.UNEXPECTED_FAILURES).reset();
+			this.outcomes.handledNormally();
 		}
 		catch (Throwable ex) {
 			if (ex instanceof Error error && ListenerFailures.isFatal(error)) {

@@ -49,15 +49,14 @@ final class RetryingMessageListener extends RetryingListener {
 	public void onMessage(Message message, @Nullable Channel channel) throws Exception {
 		Channel exposed = required(channel);
 		Acknowledgement acknowledgement = new Acknowledgement(exposed, message, this.channels.of(exposed));
-		ForwardSender sender = this.outcomes.sender();
-		sender.awaitPauses();
+		this.outcomes.awaitPauses();
 		try {
 			Delivery delivery = this.outcomes.arrive(message, acknowledgement,
-					this.outcomes.runtime().capture().take(message));
+					this.outcomes.received(List.of(message)).get(0));
 			if (!this.outcomes.movedOnBeforeInvoking(delivery)) {
 				this.rounds.run(List.of(delivery), exposed);
 			}
-			sender.pause(ForwardSender.UNEXPECTED_FAILURES).reset();
+			this.outcomes.handledNormally();
 		}
 		catch (Throwable ex) {
 			if (ListenerFailures.isFatal(ex)) {
