@@ -4,18 +4,16 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import com.rabbitmq.client.amqp.Consumer;
-import com.rabbitmq.client.amqp.Environment;
-import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
+import io.github.tieredretry.testsupport.AmqpClientBeans;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.AmqpAcknowledgment;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
 import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -37,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 
 	private final ApplicationContextRunner amqpClientRunner = this.contextRunner
-		.withUserConfiguration(AmqpClientConfiguration.class);
+		.withUserConfiguration(AmqpClientBeans.class);
 
 	@Test
 	void plainListenerOfTheAmqpClientIsAppliedWithoutConnecting() {
@@ -100,34 +98,6 @@ class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 		this.amqpClientRunner.withUserConfiguration(TwoQueuesListener.class)
 			.run(failsWith("TwoQueuesListener#onOrder",
 					"a listener of the RabbitMQ AMQP 1.0 client must consume exactly one queue", "Give it one queue"));
-	}
-
-	/**
-	 * What an application of the AMQP 1.0 client declares itself, pointed at the port
-	 * nothing listens on; its containers are created and never started.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	static class AmqpClientConfiguration {
-
-		@Bean(destroyMethod = "close")
-		Environment amqpEnvironment() {
-			return new AmqpEnvironmentBuilder().connectionSettings()
-				.host("127.0.0.1")
-				.port(UNREACHABLE_PORT)
-				.environmentBuilder()
-				.build();
-		}
-
-		@Bean
-		SingleAmqpConnectionFactory amqpConnectionFactory(Environment environment) {
-			return new SingleAmqpConnectionFactory(environment);
-		}
-
-		@Bean
-		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
-			return new RabbitAmqpListenerContainerFactory(connectionFactory);
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)

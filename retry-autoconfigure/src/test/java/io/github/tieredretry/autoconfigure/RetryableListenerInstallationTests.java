@@ -3,12 +3,11 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import com.rabbitmq.client.amqp.Environment;
-import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
+import io.github.tieredretry.testsupport.AmqpClientBeans;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -17,14 +16,9 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.batch.BatchingStrategy;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
-import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.beans.DirectFieldAccessor;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.NestedExceptionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -427,55 +421,27 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	@Test
 	void amqpClientListenerWithABreakerFailsStartupNamingTheAnnotationAttributeOrThePropertyThatTurnsItOff() {
 		String unsupported = "circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client";
-		this.contextRunner.withUserConfiguration(AmqpClientConfiguration.class, AmqpBreakerOnListener.class)
+		this.contextRunner.withUserConfiguration(AmqpClientBeans.class, AmqpBreakerOnListener.class)
 			.run(failsWith("AmqpBreakerOnListener#onOrder", unsupported,
 					"Give it @RetryableListener(breaker = Breaker.OFF) instead of Breaker.ON, or give it an AMQP "
 							+ "0-9-1 container factory (Spring Boot's default)."));
 		this.contextRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientConfiguration.class, AmqpInheritingListener.class)
+			.withUserConfiguration(AmqpClientBeans.class, AmqpInheritingListener.class)
 			.run(failsWith("AmqpInheritingListener#onOrder", unsupported,
 					"Give it @RetryableListener(breaker = Breaker.OFF), or set retry.defaults.breaker.enabled=false, "
 							+ "or give it an AMQP 0-9-1 container factory"));
 		this.contextRunner.withPropertyValues("retry.policies.payments.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientConfiguration.class, AmqpPolicyListener.class)
+			.withUserConfiguration(AmqpClientBeans.class, AmqpPolicyListener.class)
 			.run(failsWith("AmqpPolicyListener#onOrder", unsupported, "Give it @RetryableListener(breaker = "
 					+ "Breaker.OFF), or set retry.policies.payments.breaker.enabled=false, or give it"));
 		// What the fix says works: the annotation attribute, and the property.
 		this.contextRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientConfiguration.class, AmqpBreakerOffListener.class)
+			.withUserConfiguration(AmqpClientBeans.class, AmqpBreakerOffListener.class)
 			.run((context) -> assertThat(context).hasNotFailed());
 		this.contextRunner
 			.withPropertyValues("retry.defaults.breaker.enabled=true", "retry.policies.payments.breaker.enabled=false")
-			.withUserConfiguration(AmqpClientConfiguration.class, AmqpPolicyListener.class)
+			.withUserConfiguration(AmqpClientBeans.class, AmqpPolicyListener.class)
 			.run((context) -> assertThat(context).hasNotFailed());
-	}
-
-	/**
-	 * A container factory of the RabbitMQ AMQP 1.0 client; nothing connects before a
-	 * container starts, and the listeners' do not.
-	 */
-	@Configuration(proxyBeanMethods = false)
-	static class AmqpClientConfiguration {
-
-		@Bean(destroyMethod = "close")
-		Environment amqpEnvironment() {
-			return new AmqpEnvironmentBuilder().connectionSettings()
-				.host("127.0.0.1")
-				.port(UNREACHABLE_PORT)
-				.environmentBuilder()
-				.build();
-		}
-
-		@Bean
-		SingleAmqpConnectionFactory amqpConnectionFactory(Environment environment) {
-			return new SingleAmqpConnectionFactory(environment);
-		}
-
-		@Bean
-		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
-			return new RabbitAmqpListenerContainerFactory(connectionFactory);
-		}
-
 	}
 
 	static class AmqpBreakerOnListener {

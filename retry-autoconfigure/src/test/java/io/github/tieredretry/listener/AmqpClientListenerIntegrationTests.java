@@ -9,12 +9,11 @@ import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.rabbitmq.client.AMQP;
-import com.rabbitmq.client.amqp.Environment;
-import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
@@ -32,14 +31,11 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
-import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -271,29 +267,8 @@ class AmqpClientListenerIntegrationTests {
 	 */
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
+	@Import(AmqpClientBeans.class)
 	static class App {
-
-		@Bean(destroyMethod = "close")
-		Environment amqpEnvironment(RabbitConnectionDetails details) {
-			RabbitConnectionDetails.Address address = details.getFirstAddress();
-			return new AmqpEnvironmentBuilder().connectionSettings()
-				.host(address.host())
-				.port(address.port())
-				.username(details.getUsername())
-				.password(details.getPassword())
-				.environmentBuilder()
-				.build();
-		}
-
-		@Bean
-		SingleAmqpConnectionFactory amqpConnectionFactory(Environment environment) {
-			return new SingleAmqpConnectionFactory(environment);
-		}
-
-		@Bean
-		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
-			return new RabbitAmqpListenerContainerFactory(connectionFactory);
-		}
 
 		@Bean
 		InvocationRecorder invocationRecorder() {

@@ -12,9 +12,9 @@ import java.util.stream.Stream;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
@@ -29,14 +29,11 @@ import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
-import org.springframework.amqp.rabbitmq.client.AmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.SingleAmqpConnectionFactory;
-import org.springframework.amqp.rabbitmq.client.config.RabbitAmqpListenerContainerFactory;
 import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.amqp.autoconfigure.RabbitConnectionDetails;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -175,7 +172,10 @@ class StopReturnsIntegrationTests {
 			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
 		}
 		properties.put("spring.main.web-application-type", "none");
-		if (!container.equals("amqp10")) {
+		if (container.equals("amqp10")) {
+			properties.put("test.amqp.initial-credits", "250");
+		}
+		else {
 			properties.put("spring.rabbitmq.listener.type", container);
 			properties.put("spring.rabbitmq.listener." + container + ".prefetch", "250");
 		}
@@ -221,31 +221,8 @@ class StopReturnsIntegrationTests {
 	 */
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
+	@Import(AmqpClientBeans.class)
 	static class Amqp10App {
-
-		@Bean(destroyMethod = "close")
-		com.rabbitmq.client.amqp.Environment amqpEnvironment(RabbitConnectionDetails details) {
-			RabbitConnectionDetails.Address address = details.getFirstAddress();
-			return new AmqpEnvironmentBuilder().connectionSettings()
-				.host(address.host())
-				.port(address.port())
-				.username(details.getUsername())
-				.password(details.getPassword())
-				.environmentBuilder()
-				.build();
-		}
-
-		@Bean
-		SingleAmqpConnectionFactory amqpConnectionFactory(com.rabbitmq.client.amqp.Environment environment) {
-			return new SingleAmqpConnectionFactory(environment);
-		}
-
-		@Bean
-		RabbitAmqpListenerContainerFactory amqpContainerFactory(AmqpConnectionFactory connectionFactory) {
-			RabbitAmqpListenerContainerFactory factory = new RabbitAmqpListenerContainerFactory(connectionFactory);
-			factory.setContainerCustomizer((container) -> container.setInitialCredits(250));
-			return factory;
-		}
 
 		@Bean
 		Queue workQueue(Environment environment) {
