@@ -49,6 +49,7 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.core.env.Environment;
 import org.springframework.core.io.ResourceLoader;
 
@@ -62,6 +63,7 @@ import org.springframework.core.io.ResourceLoader;
 @ConditionalOnBooleanProperty(name = "retry.enabled", matchIfMissing = true)
 @ConditionalOnBean(ConnectionFactory.class)
 @EnableConfigurationProperties(RetryProperties.class)
+@ImportRuntimeHints(TieredRetryRuntimeHints.class)
 public final class TieredRetryAutoConfiguration {
 
 	/** Name of the connection factory that forwards failed messages. */
