@@ -235,7 +235,7 @@ final class AsyncAttempts {
 			stop(Acknowledgement::leaveToChannel);
 		}
 
-		private void stop(java.util.function.Consumer<Acknowledgement> settlement) {
+		private void stop(Consumer<Acknowledgement> settlement) {
 			if (!this.over.compareAndSet(false, true)) {
 				return;
 			}

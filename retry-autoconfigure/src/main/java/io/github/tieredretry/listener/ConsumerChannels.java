@@ -98,7 +98,7 @@ final class ConsumerChannels {
 	 * @return the decorated factory
 	 */
 	ConnectionFactory decorate(ConnectionFactory connectionFactory) {
-		return proxy(ConnectionFactory.class, connectionFactory, (method, arguments) -> {
+		return proxy(ConnectionFactory.class, new Class<?>[] { ConnectionFactory.class }, (method, arguments) -> {
 			Object result = invoke(connectionFactory, method, arguments);
 			return (result instanceof Connection connection && method.getName().equals("createConnection"))
 					? decorate(connection) : result;
@@ -106,7 +106,7 @@ final class ConsumerChannels {
 	}
 
 	private Connection decorate(Connection connection) {
-		return proxy(Connection.class, connection, (method, arguments) -> {
+		return proxy(Connection.class, new Class<?>[] { Connection.class }, (method, arguments) -> {
 			Object result = invoke(connection, method, arguments);
 			return (result instanceof Channel channel && method.getName().equals("createChannel")) ? decorate(channel)
 					: result;
@@ -114,26 +114,22 @@ final class ConsumerChannels {
 	}
 
 	private Channel decorate(Channel channel) {
-		Class<?>[] interfaces = ClassUtils.getAllInterfaces(channel);
-		Channel decorated = (Channel) Proxy.newProxyInstance(ConsumerChannels.class.getClassLoader(), interfaces,
-				(proxy, method, arguments) -> {
-					if (isObjectMethod(method)) {
-						return objectMethod(proxy, method, arguments);
+		// With every interface of the channel it decorates: a cached channel is also a
+		// ChannelProxy, which the container and RealChannels unwrap.
+		Channel decorated = proxy(Channel.class, ClassUtils.getAllInterfaces(channel),
+				(method, arguments) -> switch (method.getName()) {
+					case "basicReject" -> reject(channel, method, arguments);
+					case "basicNack" -> nack(channel, method, arguments);
+					case "basicCancel" -> {
+						Object result = invoke(channel, method, arguments);
+						this.heldMessages.giveBack(RealChannels.target(channel));
+						yield result;
 					}
-					return switch (method.getName()) {
-						case "basicReject" -> reject(channel, method, arguments);
-						case "basicNack" -> nack(channel, method, arguments);
-						case "basicCancel" -> {
-							Object result = invoke(channel, method, arguments);
-							this.heldMessages.giveBack(RealChannels.target(channel));
-							yield result;
-						}
-						case "close" -> {
-							closing(RealChannels.target(channel));
-							yield invoke(channel, method, arguments);
-						}
-						default -> invoke(channel, method, arguments);
-					};
+					case "close" -> {
+						closing(RealChannels.target(channel));
+						yield invoke(channel, method, arguments);
+					}
+					default -> invoke(channel, method, arguments);
 				});
 		this.decorated.add(decorated);
 		return decorated;
@@ -171,8 +167,7 @@ final class ConsumerChannels {
 	}
 
 	// A multiple nack from the container (a consumer-side batch it rejects while
-	// stopping)
-	// would also settle what the starter holds: those are settled first.
+	// stopping) would also settle what the starter holds: those are settled first.
 	private @Nullable Object nack(Channel channel, Method method, @Nullable Object[] arguments) throws Throwable {
 		if (arguments != null && arguments.length == 3 && Boolean.TRUE.equals(arguments[1])) {
 			Channel real = RealChannels.target(channel);
@@ -240,8 +235,8 @@ final class ConsumerChannels {
 
 	}
 
-	private static <T> T proxy(Class<T> type, T target, Decoration decoration) {
-		return type.cast(Proxy.newProxyInstance(ConsumerChannels.class.getClassLoader(), new Class<?>[] { type },
+	private static <T> T proxy(Class<T> type, Class<?>[] interfaces, Decoration decoration) {
+		return type.cast(Proxy.newProxyInstance(ConsumerChannels.class.getClassLoader(), interfaces,
 				(proxy, method, arguments) -> isObjectMethod(method) ? objectMethod(proxy, method, arguments)
 						: decoration.call(method, arguments)));
 	}

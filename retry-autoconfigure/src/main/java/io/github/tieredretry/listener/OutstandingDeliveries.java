@@ -2,6 +2,7 @@ package io.github.tieredretry.listener;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The deliveries of one consumer channel that the starter has not settled yet, by
@@ -21,7 +22,8 @@ final class OutstandingDeliveries {
 
 	private final ConcurrentSkipListSet<Long> tags = new ConcurrentSkipListSet<>();
 
-	private volatile boolean awaited;
+	/** Threads waiting in {@link #awaitNone}: only then does a removal notify. */
+	private final AtomicInteger waiting = new AtomicInteger();
 
 	void add(long deliveryTag) {
 		this.tags.add(deliveryTag);
@@ -29,7 +31,7 @@ final class OutstandingDeliveries {
 
 	void remove(long deliveryTag) {
 		this.tags.remove(deliveryTag);
-		if (this.awaited) {
+		if (this.waiting.get() > 0) {
 			synchronized (this) {
 				notifyAll();
 			}
@@ -49,7 +51,7 @@ final class OutstandingDeliveries {
 	boolean awaitNone(Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		synchronized (this) {
-			this.awaited = true;
+			this.waiting.incrementAndGet();
 			try {
 				while (!this.tags.isEmpty()) {
 					long left = deadline - System.nanoTime();
@@ -61,7 +63,7 @@ final class OutstandingDeliveries {
 				return true;
 			}
 			finally {
-				this.awaited = false;
+				this.waiting.decrementAndGet();
 			}
 		}
 	}

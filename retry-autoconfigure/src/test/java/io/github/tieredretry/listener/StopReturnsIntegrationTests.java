@@ -133,10 +133,8 @@ class StopReturnsIntegrationTests {
 	}
 
 	// Takes every message left (a message the broker counted a failed delivery of may
-	// wait
-	// in the queue's delayed retry first) until each message was processed or taken:
-	// their
-	// x-delivery-count by message id.
+	// wait in the queue's delayed retry first) until each message was processed or
+	// taken: their x-delivery-count by message id.
 	private static Map<String, Long> leftInTheQueue(String queue, Set<String> processed) {
 		Map<String, Long> left = new ConcurrentHashMap<>();
 		await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
