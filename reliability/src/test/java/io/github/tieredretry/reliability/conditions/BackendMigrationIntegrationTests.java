@@ -81,9 +81,7 @@ class BackendMigrationIntegrationTests {
 		this.broker = ConditionsBroker.get();
 		this.vhost = ConditionsBroker.newVirtualHost("backend-migration");
 		this.connection = this.broker.connect(this.vhost, "backend-migration");
-		String[] version = String.valueOf(this.connection.getServerProperties().get("version")).split("\\.");
-		int major = Integer.parseInt(version[0]);
-		this.delayedRetry = major > 4 || (major == 4 && Integer.parseInt(version[1]) >= 3);
+		this.delayedRetry = ConditionsBroker.hasDelayedRetry(this.connection);
 	}
 
 	@AfterEach
@@ -225,14 +223,7 @@ class BackendMigrationIntegrationTests {
 	}
 
 	private Map<String, Object> properties() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("spring.rabbitmq.host", this.broker.host());
-		properties.put("spring.rabbitmq.port", this.broker.port());
-		properties.put("spring.rabbitmq.username", this.broker.username());
-		properties.put("spring.rabbitmq.password", this.broker.password());
-		properties.put("spring.rabbitmq.virtual-host", this.vhost);
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("spring.main.banner-mode", "off");
+		Map<String, Object> properties = ConditionsBroker.applicationProperties(this.broker, this.vhost);
 		properties.put("retry.tiers", "1s, 2s, 3s");
 		properties.put("retry.defaults.max-retries", "3");
 		properties.put("retry.defaults.delays", "1s, 2s, 3s");

@@ -1,8 +1,11 @@
 package io.github.tieredretry.reliability.conditions;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import com.rabbitmq.client.Connection;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testbrokers.HarnessBrokers;
 
@@ -41,6 +44,35 @@ final class ConditionsBroker {
 		String vhost = purpose + "-" + vhosts.incrementAndGet();
 		get().createVirtualHost(vhost);
 		return vhost;
+	}
+
+	/**
+	 * The properties that point an application at a virtual host of a node.
+	 * @param node the node (this package's, or a test's own)
+	 * @param vhost the virtual host
+	 * @return Spring Boot's connection properties, no web server, no banner
+	 */
+	static Map<String, Object> applicationProperties(HarnessBroker node, String vhost) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.rabbitmq.host", node.host());
+		properties.put("spring.rabbitmq.port", node.port());
+		properties.put("spring.rabbitmq.username", node.username());
+		properties.put("spring.rabbitmq.password", node.password());
+		properties.put("spring.rabbitmq.virtual-host", vhost);
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("spring.main.banner-mode", "off");
+		return properties;
+	}
+
+	/**
+	 * Whether the broker at the other end has delayed retry (RabbitMQ 4.3 or later).
+	 * @param connection a connection to it
+	 * @return whether it has
+	 */
+	static boolean hasDelayedRetry(Connection connection) {
+		String[] version = String.valueOf(connection.getServerProperties().get("version")).split("\\.");
+		int major = Integer.parseInt(version[0]);
+		return major > 4 || (major == 4 && Integer.parseInt(version[1]) >= 3);
 	}
 
 	/**

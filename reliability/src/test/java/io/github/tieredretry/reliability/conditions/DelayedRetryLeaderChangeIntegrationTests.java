@@ -43,9 +43,7 @@ class DelayedRetryLeaderChangeIntegrationTests {
 			boolean delayedRetry;
 			long returned;
 			try (Connection connection = first.connect("/", "give-back")) {
-				String[] version = String.valueOf(connection.getServerProperties().get("version")).split("\\.");
-				int major = Integer.parseInt(version[0]);
-				delayedRetry = major > 4 || (major == 4 && Integer.parseInt(version[1]) >= 3);
+				delayedRetry = ConditionsBroker.hasDelayedRetry(connection);
 				returned = giveBackDelayed(connection, delayedRetry);
 			}
 			if (!delayedRetry) {

@@ -50,9 +50,7 @@ class DelayedRetryPolicyIntegrationTests {
 		this.broker = ConditionsBroker.get();
 		this.vhost = ConditionsBroker.newVirtualHost("delayed-retry-policy");
 		this.connection = this.broker.connect(this.vhost, "delayed-retry-policy");
-		String[] version = String.valueOf(this.connection.getServerProperties().get("version")).split("\\.");
-		int major = Integer.parseInt(version[0]);
-		this.delayedRetry = major > 4 || (major == 4 && Integer.parseInt(version[1]) >= 3);
+		this.delayedRetry = ConditionsBroker.hasDelayedRetry(this.connection);
 	}
 
 	@AfterEach

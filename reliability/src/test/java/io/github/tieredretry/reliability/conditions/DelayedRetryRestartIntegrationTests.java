@@ -56,9 +56,7 @@ class DelayedRetryRestartIntegrationTests {
 			.toAbsolutePath();
 		broker = HarnessBrokers.start(work);
 		try (Connection connection = broker.connect("/", "version")) {
-			String[] version = String.valueOf(connection.getServerProperties().get("version")).split("\\.");
-			int major = Integer.parseInt(version[0]);
-			delayedRetry = major > 4 || (major == 4 && Integer.parseInt(version[1]) >= 3);
+			delayedRetry = ConditionsBroker.hasDelayedRetry(connection);
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);

@@ -2,7 +2,6 @@ package io.github.tieredretry.reliability.conditions;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -110,14 +109,7 @@ class ExactDelaysSnippetIntegrationTests {
 	}
 
 	private ConfigurableApplicationContext start() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("spring.rabbitmq.host", this.broker.host());
-		properties.put("spring.rabbitmq.port", this.broker.port());
-		properties.put("spring.rabbitmq.username", this.broker.username());
-		properties.put("spring.rabbitmq.password", this.broker.password());
-		properties.put("spring.rabbitmq.virtual-host", this.vhost);
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("spring.main.banner-mode", "off");
+		Map<String, Object> properties = ConditionsBroker.applicationProperties(this.broker, this.vhost);
 		properties.put("retry.tiers", "500ms, 1s");
 		properties.put("retry.defaults.max-retries", "2");
 		properties.put("retry.defaults.delays", "500ms, 1s");

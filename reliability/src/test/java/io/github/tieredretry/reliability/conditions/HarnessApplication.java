@@ -1,6 +1,5 @@
 package io.github.tieredretry.reliability.conditions;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -50,14 +49,7 @@ final class HarnessApplication implements AutoCloseable {
 	 * @return the running application
 	 */
 	static HarnessApplication start(HarnessBroker broker, String vhost, Map<String, Object> properties) {
-		Map<String, Object> all = new LinkedHashMap<>();
-		all.put("spring.rabbitmq.host", broker.host());
-		all.put("spring.rabbitmq.port", broker.port());
-		all.put("spring.rabbitmq.username", broker.username());
-		all.put("spring.rabbitmq.password", broker.password());
-		all.put("spring.rabbitmq.virtual-host", vhost);
-		all.put("spring.main.web-application-type", "none");
-		all.put("spring.main.banner-mode", "off");
+		Map<String, Object> all = ConditionsBroker.applicationProperties(broker, vhost);
 		all.putAll(properties);
 		return new HarnessApplication(TestApplications.run(App.class, all));
 	}
