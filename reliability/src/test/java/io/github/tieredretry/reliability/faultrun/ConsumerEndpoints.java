@@ -91,7 +91,7 @@ final class ConsumerEndpoints {
 		if (!isRunning(started)) {
 			return started;
 		}
-		String id = started.path("id").asText();
+		String id = started.path("id").asString();
 		return await().atMost(Duration.ofMinutes(5))
 			.pollInterval(Duration.ofMillis(50))
 			.alias("replay " + id + " on port " + port + " to finish")
@@ -100,14 +100,14 @@ final class ConsumerEndpoints {
 
 	private JsonNode replayStatus(int port, String id) {
 		JsonNode status = get(port, REPLAY, Duration.ofSeconds(30));
-		if (!id.equals(status.path("id").asText())) {
+		if (!id.equals(status.path("id").asString())) {
 			throw new IllegalStateException("Another replay than " + id + " on port " + port + ": " + status);
 		}
 		return status;
 	}
 
 	private static boolean isRunning(JsonNode status) {
-		return "running".equals(status.path("state").asText());
+		return "running".equals(status.path("state").asString());
 	}
 
 	private JsonNode get(int port, String path, Duration timeout) {
