@@ -116,7 +116,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 
 	/**
 	 * The outage benchmark's breaker: the failure rate in percent of the latest outcomes
-	 * at which it opens (the README's example).
+	 * at which it opens (the example of docs/circuit-breaker.md).
 	 */
 	public static final float OUTAGE_BREAKER_THRESHOLD = 80;
 

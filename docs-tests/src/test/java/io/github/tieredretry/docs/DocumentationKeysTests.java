@@ -34,8 +34,8 @@ import org.springframework.core.io.ByteArrayResource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every {@code retry.*} key that README.md and docs/ name exists in the configuration
- * metadata the build generates (spring-boot-configuration-processor's
+ * Every {@code retry.*} key that README.md, CONTRIBUTING.md and docs/ name exists in the
+ * configuration metadata the build generates (spring-boot-configuration-processor's
  * {@code META-INF/spring-configuration-metadata.json}, which includes
  * {@code additional-spring-configuration-metadata.json}): in prose and tables, in code
  * spans and log lines, and in YAML and properties snippets (flattened to dotted keys). A
@@ -46,11 +46,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What is not a key: the names of the starter's exchanges and tier queues
  * ({@link RetryTopology}), which share the {@code retry.} prefix, the value of an
  * assignment ({@code retry.parking-lot: retry.parking-lot.quorum}), and the misspelt keys
- * the README gives as examples of what startup refuses, which must stay unknown.
+ * docs/configuration.md gives as examples of what startup refuses, which must stay
+ * unknown.
  */
 class DocumentationKeysTests {
 
-	/** The README's examples of keys that fail startup. */
+	/** The examples of keys that fail startup (docs/configuration.md). */
 	private static final Set<String> DOCUMENTED_AS_UNKNOWN = Set.of("retry.polices.doomed.max-retries",
 			"retry.policies.doomed.max-retry");
 
@@ -81,12 +82,13 @@ class DocumentationKeysTests {
 		for (Path file : markdownFiles()) {
 			keysOf(file, keys);
 		}
-		assertThat(keys).as("retry.* keys found in README.md and docs/").hasSizeGreaterThan(40);
+		assertThat(keys).as("retry.* keys found in README.md, CONTRIBUTING.md and docs/").hasSizeGreaterThan(40);
 
 		List<String> unknown = new ArrayList<>();
 		keys.forEach((key, locations) -> {
 			if (DOCUMENTED_AS_UNKNOWN.contains(key)) {
-				assertThat(metadata.exists(key)).as("%s, the README's example of an unknown key, (%s)", key, locations)
+				assertThat(metadata.exists(key))
+					.as("%s, the documented example of an unknown key, (%s)", key, locations)
 					.isFalse();
 			}
 			else if (!metadata.exists(key)) {
@@ -94,10 +96,10 @@ class DocumentationKeysTests {
 			}
 		});
 		assertThat(unknown)
-			.as("retry.* keys that README.md and docs/ name and the configuration metadata does not "
-					+ "have (known: %s)", new TreeSet<>(metadata.properties))
+			.as("retry.* keys that README.md, CONTRIBUTING.md and docs/ name and the configuration metadata "
+					+ "does not have (known: %s)", new TreeSet<>(metadata.properties))
 			.isEmpty();
-		assertThat(keys).as("the README's examples of unknown keys")
+		assertThat(keys).as("the documented examples of unknown keys")
 			.containsKeys(DOCUMENTED_AS_UNKNOWN.toArray(String[]::new));
 	}
 
@@ -121,6 +123,7 @@ class DocumentationKeysTests {
 	private List<Path> markdownFiles() throws IOException {
 		List<Path> files = new ArrayList<>();
 		files.add(this.documentation.resolve("README.md"));
+		files.add(this.documentation.resolve("CONTRIBUTING.md"));
 		try (Stream<Path> docs = Files.walk(this.documentation.resolve("docs"))) {
 			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
 		}

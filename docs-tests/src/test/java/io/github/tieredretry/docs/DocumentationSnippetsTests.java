@@ -23,14 +23,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Builds what README.md and docs/ tell a user to write, as written, with Maven, against
- * the artifacts this build has just installed into a local repository of their own (the
- * rest comes from the build's local repository, read only, or from Maven Central):
+ * Builds what README.md, CONTRIBUTING.md and docs/ tell a user to write, as written, with
+ * Maven, against the artifacts this build has just installed into a local repository of
+ * their own (the rest comes from the build's local repository, read only, or from Maven
+ * Central):
  * <ul>
  * <li>every Maven dependency snippet, in a project with Spring Boot's parent and the
  * README's import of the {@code tiered-retry-dependencies} BOM (the one place that shows
  * it), so that a snippet needs no version of its own;</li>
- * <li>every application whose files the documentation names (the quickstart's
+ * <li>every application whose files the documentation names (the getting-started page's
  * {@code pom.xml}, Java class and {@code application.yml}), packaged as a user
  * would.</li>
  * </ul>
@@ -84,7 +85,7 @@ class DocumentationSnippetsTests {
 		applications.forEach((pom) -> projects.put(pom.id(), pom));
 		assertThat(applications).as("applications the documentation gives whole")
 			.extracting(Snippet::file)
-			.contains("docs/quickstart.md");
+			.contains("docs/getting-started.md");
 		assertThat(projects).hasSizeGreaterThanOrEqualTo(5);
 
 		writeAggregator(projects.keySet());
@@ -97,6 +98,7 @@ class DocumentationSnippetsTests {
 	private List<Snippet> snippets() throws IOException {
 		List<Path> files = new ArrayList<>();
 		files.add(this.documentation.resolve("README.md"));
+		files.add(this.documentation.resolve("CONTRIBUTING.md"));
 		try (Stream<Path> docs = Files.walk(this.documentation.resolve("docs"))) {
 			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
 		}

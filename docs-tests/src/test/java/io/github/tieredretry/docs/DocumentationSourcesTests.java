@@ -14,14 +14,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Java blocks of the documentation that a test of another module compiles and runs as
  * written: the test's source holds the block between two marker comments,
- * {@code // README.md "<heading>" begins} and {@code ... ends}, and this test checks that
- * it is the first {@code java} block under that heading, token for token (the build's
- * formatter lays the test's code out in its own way, so whitespace does not count).
+ * {@code // <markdown file> "<heading>" begins} (such as
+ * {@code // docs/backends.md "Exact delays: ..." begins}) and {@code ... ends}, and this
+ * test checks that it is the first {@code java} block under that heading, token for token
+ * (the build's formatter lays the test's code out in its own way, so whitespace does not
+ * count).
  */
 class DocumentationSourcesTests {
 
-	private static final List<RunBlock> RUN_BLOCKS = List.of(new RunBlock("README.md",
-			"Exact delays: listeners of the RabbitMQ AMQP 1.0 client", "reliability/src/test/java/io/github/"
+	private static final List<RunBlock> RUN_BLOCKS = List.of(new RunBlock("docs/backends.md",
+			"Exact delays: listeners of the AMQP 1.0 client", "reliability/src/test/java/io/github/"
 					+ "tieredretry/reliability/conditions/ExactDelaysSnippetIntegrationTests.java"));
 
 	private final Path documentation = Path.of(System.getProperty("snippets.documentation", "..")).normalize();

@@ -66,8 +66,8 @@ final class MarkdownSnippets {
 	 * @param line the line of its opening fence
 	 * @param language what follows the fence ({@code xml}, {@code java}, ...)
 	 * @param text its content
-	 * @param label the file it is, when the line before it says so (as the quickstart
-	 * does), or {@code null}
+	 * @param label the file it is, when the line before it says so (as the
+	 * getting-started page does), or {@code null}
 	 */
 	record Snippet(String file, int line, String language, String text, String label) {
 

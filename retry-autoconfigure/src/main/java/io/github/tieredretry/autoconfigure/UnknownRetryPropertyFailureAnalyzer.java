@@ -12,12 +12,12 @@ class UnknownRetryPropertyFailureAnalyzer extends AbstractFailureAnalyzer<Unknow
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UnknownRetryPropertyException cause) {
 		String where = (cause.getOrigin() != null) ? " (" + cause.getOrigin() + ")" : "";
-		return new FailureAnalysis(
-				"Property '" + cause.getKey() + "'" + where + " is not a key of tiered retries; it would be ignored.",
-				"Did you mean '" + cause.getClosestKnownKey()
-						+ "'? Correct the key, or remove it. Every retry.* key is listed in the README's "
-						+ "Configuration properties and completed by IDEs from the configuration metadata.",
-				cause);
+		String description = "Property '" + cause.getKey() + "'" + where
+				+ " is not a key of tiered retries; it would be ignored.";
+		String action = "Did you mean '" + cause.getClosestKnownKey() + "'? Correct the key, or remove it. Every "
+				+ "retry.* key is listed in docs/configuration-reference.md and completed by IDEs from the "
+				+ "configuration metadata.";
+		return new FailureAnalysis(description, action, cause);
 	}
 
 }

@@ -34,8 +34,8 @@ public record PolicyLayer(@Nullable Integer maxRetries, @Nullable List<Duration>
 
 	/**
 	 * The built-in defaults, used for whatever {@code retry.defaults} leaves unset: the
-	 * one place where they are defined (the configuration metadata and the README are
-	 * checked against it by tests).
+	 * one place where they are defined (the configuration metadata and
+	 * docs/configuration-reference.md are checked against it by tests).
 	 */
 	public static final PolicyLayer BUILT_IN = new PolicyLayer(5, List.of(), Duration.ofSeconds(1), 2.0,
 			Duration.ofHours(1), 0, null, List.of(), List.of(), 0.0);

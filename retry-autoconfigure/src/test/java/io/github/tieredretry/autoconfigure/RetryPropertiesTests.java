@@ -27,9 +27,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tests for {@link RetryProperties}: each default lives in one place (a field
  * initializer, or {@link PolicyLayer#BUILT_IN} for {@code retry.defaults.*}), and the IDE
- * metadata and the README's table show exactly that value. A default written as its user
- * would write it (the metadata's or the README's text) must bind to the value the starter
- * uses when the key is not set.
+ * metadata and the configuration reference generated from it show exactly that value. A
+ * default written as its user would write it (the metadata's or the reference's text)
+ * must bind to the value the starter uses when the key is not set.
  */
 class RetryPropertiesTests {
 
@@ -80,8 +80,8 @@ class RetryPropertiesTests {
 	}
 
 	@Test
-	void readmeTableShowsTheDefaultsInForce() throws IOException {
-		String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+	void configurationReferenceShowsTheDefaultsInForce() throws IOException {
+		String readme = Files.readString(Path.of("..", "docs", "configuration-reference.md"), StandardCharsets.UTF_8);
 		Matcher row = Pattern.compile("(?m)^\\| `(retry\\.[a-z.-]+)` \\| `([^|]+)` \\|").matcher(readme);
 		Map<String, String> shown = new LinkedHashMap<>();
 		while (row.find()) {
@@ -89,7 +89,8 @@ class RetryPropertiesTests {
 		}
 		assertThat(shown).containsKeys("retry.tiers", "retry.queue-type", "retry.defaults.max-retries",
 				"retry.defaults.multiplier", "retry.defaults.jitter", "retry.publish.confirm-timeout");
-		shown.forEach((name, value) -> assertThat(bind(name, value)).as("README default of %s", name)
+		shown.forEach((name, value) -> assertThat(bind(name, value))
+			.as("default of %s in docs/configuration-reference.md", name)
 			.isEqualTo(defaultInForce(name)));
 	}
 

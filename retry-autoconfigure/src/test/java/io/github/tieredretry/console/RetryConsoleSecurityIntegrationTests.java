@@ -36,9 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.config.Customizer.withDefaults;
 
 /**
- * The operations console behind Spring Security, as the README shows it: a login is
- * needed, and a change (a {@code POST}) passes CSRF protection only with the token the
- * page carries, sent the way the page's script sends it.
+ * The operations console behind Spring Security, as docs/observability.md shows it: a
+ * login is needed, and a change (a {@code POST}) passes CSRF protection only with the
+ * token the page carries, sent the way the page's script sends it.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @RabbitIntegrationTest

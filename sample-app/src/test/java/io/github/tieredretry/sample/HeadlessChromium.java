@@ -46,9 +46,9 @@ final class HeadlessChromium {
 	}
 
 	/**
-	 * Save a screenshot when {@code -Dconsole.screenshots=DIR} is given (the README's
-	 * pictures: {@code -Dconsole.screenshots=../docs/console}), otherwise under
-	 * {@code target/console-screenshots}.
+	 * Save a screenshot when {@code -Dconsole.screenshots=DIR} is given
+	 * (docs/observability.md's pictures: {@code -Dconsole.screenshots=../docs/console}),
+	 * otherwise under {@code target/console-screenshots}.
 	 * @param driver the browser
 	 * @param name the file name, without {@code .png}
 	 */

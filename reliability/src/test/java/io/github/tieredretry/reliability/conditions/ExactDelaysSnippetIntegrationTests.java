@@ -36,11 +36,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The README's "Exact delays" set-up of a listener of the RabbitMQ AMQP 1.0 client, as
- * written, pasted into one {@code @Configuration} class (DocumentationSourcesTests in
- * docs-tests checks that {@link ExactDelaysApplication} holds the README's block), run in
- * a virtual host of its own: on RabbitMQ 4.0 and later its listener consumes the queue of
- * that virtual host (an {@code Environment} that ignored
+ * The "Exact delays" set-up of docs/backends.md of a listener of the RabbitMQ AMQP 1.0
+ * client, as written, pasted into one {@code @Configuration} class
+ * (DocumentationSourcesTests in docs-tests checks that {@link ExactDelaysApplication}
+ * holds that block), run in a virtual host of its own: on RabbitMQ 4.0 and later its
+ * listener consumes the queue of that virtual host (an {@code Environment} that ignored
  * {@code spring.rabbitmq.virtual-host} would consume from {@code /}, where the queue does
  * not exist) and its failed message is retried, by the broker on 4.3, through the tiers
  * on 4.0; before 4.0 startup fails, saying the client needs 4.0, and not with a circular
@@ -137,8 +137,8 @@ class ExactDelaysSnippetIntegrationTests {
 	}
 
 	/**
-	 * An application whose one {@code @Configuration} class holds the README's block as
-	 * written, between the two marker comments.
+	 * An application whose one {@code @Configuration} class holds the block of
+	 * docs/backends.md as written, between the two marker comments.
 	 */
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
@@ -155,7 +155,7 @@ class ExactDelaysSnippetIntegrationTests {
 			return new Orders();
 		}
 
-		// README.md "Exact delays: listeners of the RabbitMQ AMQP 1.0 client" begins
+		// docs/backends.md "Exact delays: listeners of the AMQP 1.0 client" begins
 		@Bean(destroyMethod = "close")
 		static Environment amqpEnvironment(RabbitConnectionDetails details) {
 			RabbitConnectionDetails.Address address = details.getFirstAddress();
@@ -185,13 +185,13 @@ class ExactDelaysSnippetIntegrationTests {
 		void onOrder(String order) {
 			this.orders.process(order); // an exception: retried at the exact delays
 		}
-		// README.md "Exact delays: listeners of the RabbitMQ AMQP 1.0 client" ends
+		// docs/backends.md "Exact delays: listeners of the AMQP 1.0 client" ends
 
 	}
 
 	/**
-	 * What the README's listener calls: fails the first two attempts of a "fail-twice"
-	 * order.
+	 * What the listener of docs/backends.md calls: fails the first two attempts of a
+	 * "fail-twice" order.
 	 */
 	static final class Orders {
 
