@@ -1,6 +1,7 @@
 package io.github.tieredretry.parkinglot;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.locks.ReentrantLock;
 
 import com.rabbitmq.client.Channel;
@@ -28,6 +29,8 @@ import org.springframework.amqp.rabbit.connection.RabbitUtils;
  * the order they asked.
  */
 final class ParkingLotScanner {
+
+	private static final Duration RETURN_WAIT = Duration.ofSeconds(1);
 
 	private final ConnectionFactory connectionFactory;
 
@@ -57,6 +60,7 @@ final class ParkingLotScanner {
 			long depth = channel.queueDeclarePassive(this.parkingLot).getMessageCount();
 			long limit = Math.min(depth, bound);
 			int count = 0;
+			int removed = 0;
 			long highestHeld = 0;
 			boolean exhausted = false;
 			while (visitor.wantsMore()) {
@@ -70,6 +74,7 @@ final class ParkingLotScanner {
 				Decision decision = visitor.visit(message);
 				if (decision == Decision.REMOVE) {
 					channel.basicAck(deliveryTag, false);
+					removed++;
 				}
 				else {
 					highestHeld = deliveryTag;
@@ -82,9 +87,34 @@ final class ParkingLotScanner {
 				// nack, not reject: RabbitMQ 4 does not count a nack as a failed delivery
 				// of a quorum message.
 				channel.basicNack(highestHeld, true, true);
+				awaitReturned(channel, depth - removed);
 			}
 			return new Pass(depth, count, exhausted);
 		});
+	}
+
+	/**
+	 * Wait, briefly, until the parking lot counts as many ready messages as the pass left
+	 * in it. A quorum queue counts a requeued message as ready only once the queue has
+	 * applied its return, which can lag the nack: the next pass, bounded by that count,
+	 * would look at fewer messages than are parked, or at none, and a replay right after
+	 * a peek would move nothing. Bounded, as another reader may hold some of them.
+	 * @param channel the pass's channel
+	 * @param expected the ready messages the pass left: those it found less those it
+	 * removed
+	 */
+	private void awaitReturned(Channel channel, long expected) throws IOException {
+		long deadline = System.nanoTime() + RETURN_WAIT.toNanos();
+		while (channel.queueDeclarePassive(this.parkingLot).getMessageCount() < expected
+				&& System.nanoTime() < deadline) {
+			try {
+				Thread.sleep(2);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
 	}
 
 	/**
