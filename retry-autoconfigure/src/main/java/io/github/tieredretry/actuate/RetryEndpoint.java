@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.NoSuchElementException;
 
+import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotRequest;
 import io.github.tieredretry.parkinglot.ParkingLotRequestException;
@@ -13,6 +14,7 @@ import io.github.tieredretry.parkinglot.ReplayInProgressException;
 import io.github.tieredretry.parkinglot.ReplayStatus;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -61,18 +63,25 @@ public class RetryEndpoint {
 	/** The listeners' circuit breakers. */
 	static final String BREAKERS = "breakers";
 
+	/** How operator actions taken here are told apart in their audit events. */
+	static final String VIA = "endpoint";
+
 	private final RetryOverview overview;
 
 	private final ParkingLotService parkingLot;
+
+	private final OperatorActions actions;
 
 	/**
 	 * Create the endpoint.
 	 * @param overview describes the retry set-up
 	 * @param parkingLot works on the parking lot
+	 * @param actions replays, purges, pauses and resumes, recorded with their author
 	 */
-	public RetryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
+	public RetryEndpoint(RetryOverview overview, ParkingLotService parkingLot, OperatorActions actions) {
 		this.overview = overview;
 		this.parkingLot = parkingLot;
+		this.actions = actions;
 	}
 
 	/**
@@ -136,6 +145,7 @@ public class RetryEndpoint {
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
 	 * @param state for a breaker: {@code open} or {@code closed}
+	 * @param securityContext who asks (the author of the action's audit event)
 	 * @return the replay's status as it starts, the dry run's result, or the breaker as
 	 * it is now
 	 * @throws UnknownResourceException for another path
@@ -147,18 +157,17 @@ public class RetryEndpoint {
 	public Object replay(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String limit,
 			@Nullable String scanLimit, @Nullable String dryRun, @Nullable String queue, @Nullable String group,
 			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state) {
+			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state,
+			SecurityContext securityContext) {
 		if (path.length >= 2 && path[0].equals(BREAKERS)) {
-			return changeBreaker(String.join("/", Arrays.copyOfRange(path, 1, path.length)), state);
+			return changeBreaker(securityContext, String.join("/", Arrays.copyOfRange(path, 1, path.length)), state);
 		}
 		if (!resource(path).equals(PARKING_LOT + "/" + REPLAY)) {
 			throw unknown(path, "parking-lot/replay or breakers/{listener or queue}");
 		}
 		ParkingLotRequest request = request(limit, scanLimit, dryRun, null, queue, group, exception, reason,
 				parkedAfter, parkedBefore, messageId);
-		return request.dryRun()
-				? this.parkingLot.previewReplay(request.filter(), request.limit(), request.scanLimitOrDefault())
-				: this.parkingLot.startReplay(request.filter(), request.limit());
+		return this.actions.replay(securityContext.getPrincipal(), VIA, request);
 	}
 
 	/**
@@ -175,6 +184,7 @@ public class RetryEndpoint {
 	 * @param parkedAfter only messages parked at or after this time
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
+	 * @param securityContext who asks (the author of the action's audit event)
 	 * @return what was purged, or the stopped replay's status
 	 * @throws UnknownResourceException for another path, or when no replay has run
 	 * @throws ParkingLotRequestException when a parameter is invalid
@@ -183,18 +193,20 @@ public class RetryEndpoint {
 	public Object delete(@Selector(match = Selector.Match.ALL_REMAINING) String[] path, @Nullable String scanLimit,
 			@Nullable String dryRun, @Nullable String all, @Nullable String queue, @Nullable String group,
 			@Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId) {
+			@Nullable String parkedBefore, @Nullable String messageId, SecurityContext securityContext) {
 		return switch (resource(path)) {
-			case PARKING_LOT -> this.parkingLot.purgeAsRequested(request(null, scanLimit, dryRun, all, queue, group,
-					exception, reason, parkedAfter, parkedBefore, messageId));
-			case PARKING_LOT + "/" + REPLAY -> replayStatus(this.parkingLot.stopReplay());
+			case PARKING_LOT -> this.actions.purge(securityContext.getPrincipal(), VIA, request(null, scanLimit, dryRun,
+					all, queue, group, exception, reason, parkedAfter, parkedBefore, messageId));
+			case PARKING_LOT + "/" + REPLAY ->
+				replayStatus(this.actions.stopReplay(securityContext.getPrincipal(), VIA));
 			default -> throw unknown(path, "parking-lot or parking-lot/replay");
 		};
 	}
 
-	private RetryOverview.Breaker changeBreaker(String listenerOrQueue, @Nullable String state) {
+	private RetryOverview.Breaker changeBreaker(SecurityContext securityContext, String listenerOrQueue,
+			@Nullable String state) {
 		try {
-			return this.overview.changeBreaker(listenerOrQueue, state);
+			return this.actions.changeBreaker(securityContext.getPrincipal(), VIA, listenerOrQueue, state);
 		}
 		catch (NoSuchElementException ex) {
 			throw new UnknownResourceException(ex.getMessage());

@@ -9,6 +9,7 @@ import io.github.tieredretry.parkinglot.ReplayInProgressException;
 import io.github.tieredretry.parkinglot.ReplayStatus;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -71,15 +72,17 @@ public class RetryEndpointWebExtension {
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
 	 * @param state for a breaker: {@code open} or {@code closed}
+	 * @param securityContext who asks
 	 * @return the response
 	 */
 	@WriteOperation
 	public WebEndpointResponse<Object> replay(@Selector(match = Selector.Match.ALL_REMAINING) String[] path,
 			@Nullable String limit, @Nullable String scanLimit, @Nullable String dryRun, @Nullable String queue,
 			@Nullable String group, @Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state) {
+			@Nullable String parkedBefore, @Nullable String messageId, @Nullable String state,
+			SecurityContext securityContext) {
 		return respond(ACCEPTED, () -> this.delegate.replay(path, limit, scanLimit, dryRun, queue, group, exception,
-				reason, parkedAfter, parkedBefore, messageId, state));
+				reason, parkedAfter, parkedBefore, messageId, state, securityContext));
 	}
 
 	/**
@@ -95,15 +98,16 @@ public class RetryEndpointWebExtension {
 	 * @param parkedAfter only messages parked at or after this time
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
+	 * @param securityContext who asks
 	 * @return the response
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<Object> delete(@Selector(match = Selector.Match.ALL_REMAINING) String[] path,
 			@Nullable String scanLimit, @Nullable String dryRun, @Nullable String all, @Nullable String queue,
 			@Nullable String group, @Nullable String exception, @Nullable String reason, @Nullable String parkedAfter,
-			@Nullable String parkedBefore, @Nullable String messageId) {
+			@Nullable String parkedBefore, @Nullable String messageId, SecurityContext securityContext) {
 		return respond(WebEndpointResponse.STATUS_OK, () -> this.delegate.delete(path, scanLimit, dryRun, all, queue,
-				group, exception, reason, parkedAfter, parkedBefore, messageId));
+				group, exception, reason, parkedAfter, parkedBefore, messageId, securityContext));
 	}
 
 	/**

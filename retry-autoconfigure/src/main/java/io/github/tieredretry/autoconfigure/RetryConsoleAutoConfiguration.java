@@ -1,5 +1,6 @@
 package io.github.tieredretry.autoconfigure;
 
+import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryConsoleController;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
@@ -23,20 +24,20 @@ import org.springframework.web.servlet.DispatcherServlet;
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass(DispatcherServlet.class)
 @ConditionalOnBooleanProperty("retry.console.enabled")
-@ConditionalOnBean({ RetryOverview.class, ParkingLotService.class })
+@ConditionalOnBean({ RetryOverview.class, ParkingLotService.class, OperatorActions.class })
 public final class RetryConsoleAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
 	RetryConsoleController retryConsoleController(RetryOverview overview, ParkingLotService parkingLot,
-			RetryProperties properties) {
+			OperatorActions actions, RetryProperties properties) {
 		String path = properties.getConsole().getPath();
 		if (path == null || !path.matches("/[A-Za-z0-9._~/-]*[A-Za-z0-9._~-]")) {
 			throw new InvalidConfigurationPropertyValueException("retry.console.path", path,
 					"Use a path that starts with '/', does not end with '/' and has no spaces or placeholders, "
 							+ "such as '/retry-console' or '/ops/retries'.");
 		}
-		return new RetryConsoleController(overview, parkingLot);
+		return new RetryConsoleController(overview, parkingLot, actions);
 	}
 
 }

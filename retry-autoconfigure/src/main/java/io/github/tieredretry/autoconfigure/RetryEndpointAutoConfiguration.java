@@ -3,6 +3,7 @@ package io.github.tieredretry.autoconfigure;
 import io.github.tieredretry.actuate.BodilessReplayRequestFilter;
 import io.github.tieredretry.actuate.RetryEndpoint;
 import io.github.tieredretry.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import jakarta.servlet.Filter;
@@ -30,13 +31,13 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnAvailableEndpoint(RetryEndpoint.class)
-@ConditionalOnBean({ RetryOverview.class, ParkingLotService.class })
+@ConditionalOnBean({ RetryOverview.class, ParkingLotService.class, OperatorActions.class })
 public final class RetryEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryEndpoint retryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
-		return new RetryEndpoint(overview, parkingLot);
+	RetryEndpoint retryEndpoint(RetryOverview overview, ParkingLotService parkingLot, OperatorActions actions) {
+		return new RetryEndpoint(overview, parkingLot, actions);
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Clock;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerGates;
@@ -22,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -56,6 +58,13 @@ public final class RetryOperationsAutoConfiguration {
 			ObjectProvider<RetryBackends> backends) {
 		return new RetryOverview(topology, listeners, depths, parkingLot,
 				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OperatorActions retryOperatorActions(ParkingLotService parkingLot, RetryOverview overview,
+			ApplicationEventPublisher events) {
+		return new OperatorActions(parkingLot, overview, events);
 	}
 
 	static ReplaySettings replaySettings(RetryProperties properties) {

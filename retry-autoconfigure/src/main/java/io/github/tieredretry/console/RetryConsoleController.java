@@ -3,6 +3,7 @@ package io.github.tieredretry.console;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.Principal;
 import java.util.Map;
 import java.util.NoSuchElementException;
 
@@ -46,6 +47,9 @@ public class RetryConsoleController {
 
 	private static final String RESOURCES = "io/github/tieredretry/console/static/";
 
+	/** How operator actions taken here are told apart in their audit events. */
+	private static final String VIA = "console";
+
 	/** Spring Security's request attribute for the CSRF token. */
 	private static final String CSRF_ATTRIBUTE = "_csrf";
 
@@ -53,14 +57,18 @@ public class RetryConsoleController {
 
 	private final ParkingLotService parkingLot;
 
+	private final OperatorActions actions;
+
 	/**
 	 * Create the controller.
 	 * @param overview describes the retry set-up
 	 * @param parkingLot works on the parking lot
+	 * @param actions replays, purges, pauses and resumes, recorded with their author
 	 */
-	public RetryConsoleController(RetryOverview overview, ParkingLotService parkingLot) {
+	public RetryConsoleController(RetryOverview overview, ParkingLotService parkingLot, OperatorActions actions) {
 		this.overview = overview;
 		this.parkingLot = parkingLot;
+		this.actions = actions;
 	}
 
 	@GetMapping
@@ -123,45 +131,46 @@ public class RetryConsoleController {
 
 	@PostMapping("/api/replay")
 	@ResponseBody
-	ResponseEntity<Object> replay(@RequestBody(required = false) @Nullable Map<String, Object> parameters) {
+	ResponseEntity<Object> replay(@RequestBody(required = false) @Nullable Map<String, Object> parameters,
+			@Nullable Principal principal) {
 		ParkingLotRequest request = ParkingLotRequest.of((parameters != null) ? parameters : Map.of());
-		if (request.dryRun()) {
-			return ResponseEntity
-				.ok(this.parkingLot.previewReplay(request.filter(), request.limit(), request.scanLimitOrDefault()));
-		}
-		return ResponseEntity.accepted().body(this.parkingLot.startReplay(request.filter(), request.limit()));
+		Object result = this.actions.replay(principal, VIA, request);
+		return request.dryRun() ? ResponseEntity.ok(result) : ResponseEntity.accepted().body(result);
 	}
 
 	@PostMapping("/api/replay/stop")
 	@ResponseBody
-	ResponseEntity<ReplayStatus> stopReplay() {
-		return statusOrNoContent(this.parkingLot.stopReplay());
+	ResponseEntity<ReplayStatus> stopReplay(@Nullable Principal principal) {
+		return statusOrNoContent(this.actions.stopReplay(principal, VIA));
 	}
 
 	@PostMapping("/api/purge")
 	@ResponseBody
-	PurgeResult purge(@RequestBody(required = false) @Nullable Map<String, Object> parameters) {
-		return this.parkingLot.purgeAsRequested(ParkingLotRequest.of((parameters != null) ? parameters : Map.of()));
+	PurgeResult purge(@RequestBody(required = false) @Nullable Map<String, Object> parameters,
+			@Nullable Principal principal) {
+		return this.actions.purge(principal, VIA, ParkingLotRequest.of((parameters != null) ? parameters : Map.of()));
 	}
 
 	/**
 	 * Pause a listener (its breaker forced open until resumed) or resume it.
 	 * @param parameters {@code listener} (its name or a queue it consumes) and
 	 * {@code state} ({@code open} or {@code closed})
+	 * @param principal who asks
 	 * @return the breaker as it is now; 404 for a listener without a breaker, 400 for
 	 * another state, each with the reason
 	 */
 	@PostMapping("/api/breaker")
 	@ResponseBody
-	ResponseEntity<Object> changeBreaker(@RequestBody(required = false) @Nullable Map<String, Object> parameters) {
+	ResponseEntity<Object> changeBreaker(@RequestBody(required = false) @Nullable Map<String, Object> parameters,
+			@Nullable Principal principal) {
 		Object listener = (parameters != null) ? parameters.get("listener") : null;
 		Object state = (parameters != null) ? parameters.get("state") : null;
 		if (listener == null) {
 			return ResponseEntity.badRequest().body(Map.of("message", "listener is required"));
 		}
 		try {
-			return ResponseEntity
-				.ok(this.overview.changeBreaker(listener.toString(), (state != null) ? state.toString() : null));
+			return ResponseEntity.ok(this.actions.changeBreaker(principal, VIA, listener.toString(),
+					(state != null) ? state.toString() : null));
 		}
 		catch (NoSuchElementException ex) {
 			return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("message", String.valueOf(ex.getMessage())));

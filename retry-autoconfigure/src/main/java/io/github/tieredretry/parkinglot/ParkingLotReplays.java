@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import io.github.tieredretry.observation.RetryObservations;
 import org.apache.commons.logging.Log;
@@ -68,11 +69,11 @@ final class ParkingLotReplays implements AutoCloseable {
 		}
 	}
 
-	ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
+	ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit, Consumer<ReplayStatus> whenEnded) {
 		ReplayControl control = new ReplayControl();
 		ReplayRun run = newReplay(filter, limit, control);
 		BackgroundReplay replay = new BackgroundReplay(UUID.randomUUID().toString().substring(0, 8), filter, limit, run,
-				control);
+				control, whenEnded);
 		try {
 			this.replayExecutor.execute(replay::run);
 		}
@@ -189,17 +190,20 @@ final class ParkingLotReplays implements AutoCloseable {
 
 		private final ReplayControl control;
 
+		private final Consumer<ReplayStatus> whenEnded;
+
 		private volatile @Nullable Instant endedAt;
 
 		private volatile @Nullable String failure;
 
 		BackgroundReplay(String id, ParkedMessageFilter filter, @Nullable Integer limit, ReplayRun run,
-				ReplayControl control) {
+				ReplayControl control, Consumer<ReplayStatus> whenEnded) {
 			this.id = id;
 			this.filter = filter;
 			this.limit = limit;
 			this.run = run;
 			this.control = control;
+			this.whenEnded = whenEnded;
 		}
 
 		void run() {
@@ -214,6 +218,16 @@ final class ParkingLotReplays implements AutoCloseable {
 			finally {
 				this.endedAt = ParkingLotReplays.this.clock.instant();
 				ParkingLotReplays.this.replayPermit.release();
+				ended();
+			}
+		}
+
+		private void ended() {
+			try {
+				this.whenEnded.accept(status());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("The end of replay " + this.id + " from '" + parkingLot() + "' was not reported", ex);
 			}
 		}
 

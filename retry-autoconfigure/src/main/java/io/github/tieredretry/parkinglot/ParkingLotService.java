@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.observation.RetryObservations;
@@ -243,7 +244,23 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @see #replayMatching(ParkedMessageFilter, Integer)
 	 */
 	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
-		return this.replays.startReplay(filter, limit);
+		return startReplay(filter, limit, (status) -> {
+		});
+	}
+
+	/**
+	 * Start a replay in the background, and be told when it ends.
+	 * @param filter which messages
+	 * @param limit the most messages to try, or {@code null} for all
+	 * @param whenEnded called with its final status (finished, stopped or failed), on the
+	 * replay's thread
+	 * @return the replay's status as it starts
+	 * @throws ParkingLotRequestException when the limit is less than 1
+	 * @throws ReplayInProgressException when another replay runs
+	 */
+	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit,
+			Consumer<ReplayStatus> whenEnded) {
+		return this.replays.startReplay(filter, limit, whenEnded);
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.actuate.RetryEndpoint;
 import io.github.tieredretry.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.parkinglot.ParkingLotService;
@@ -110,8 +111,9 @@ class RetryEndpointAutoConfigurationTests {
 	static class CustomEndpoint {
 
 		@Bean
-		RetryEndpoint customRetryEndpoint(RetryOverview overview, ParkingLotService parkingLot) {
-			return new RetryEndpoint(overview, parkingLot);
+		RetryEndpoint customRetryEndpoint(RetryOverview overview, ParkingLotService parkingLot,
+				OperatorActions actions) {
+			return new RetryEndpoint(overview, parkingLot, actions);
 		}
 
 	}

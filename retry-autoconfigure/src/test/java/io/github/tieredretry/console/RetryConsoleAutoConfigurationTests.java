@@ -114,8 +114,8 @@ class RetryConsoleAutoConfigurationTests {
 
 		@Bean
 		RetryConsoleController customConsole(RetryOverview overview,
-				io.github.tieredretry.parkinglot.ParkingLotService parkingLot) {
-			return new RetryConsoleController(overview, parkingLot);
+				io.github.tieredretry.parkinglot.ParkingLotService parkingLot, OperatorActions actions) {
+			return new RetryConsoleController(overview, parkingLot, actions);
 		}
 
 	}

@@ -27,8 +27,11 @@ class RetryConsoleControllerTests {
 
 	private final RetryOverview overview = mock(RetryOverview.class);
 
-	private final MockMvc mvc = MockMvcBuilders
-		.standaloneSetup(new RetryConsoleController(this.overview, mock(ParkingLotService.class)))
+	private final ParkingLotService parkingLot = mock(ParkingLotService.class);
+
+	private final MockMvc mvc = MockMvcBuilders.standaloneSetup(new RetryConsoleController(this.overview,
+			this.parkingLot, new OperatorActions(this.parkingLot, this.overview, (event) -> {
+			})))
 		.addPlaceholderValue("retry.console.path", "/retry-console")
 		.build();
 

@@ -1,16 +1,7 @@
 package io.github.tieredretry.console;
 
-import java.io.IOException;
-import java.net.CookieManager;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.Base64;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.testsupport.Messages;
@@ -51,8 +42,6 @@ class RetryConsoleSecurityIntegrationTests {
 
 	static final String ORDERS = queues.name("orders");
 
-	static final Pattern META = Pattern.compile("<meta name=\"(csrf-header|csrf-token)\" content=\"([^\"]*)\">");
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
 		registry.add("retry.parking-lot", () -> PARKING_LOT);
@@ -64,57 +53,36 @@ class RetryConsoleSecurityIntegrationTests {
 	@LocalServerPort
 	int port;
 
-	final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
-
 	@Test
 	void theConsoleNeedsALoginAndItsChangesTheCsrfTokenOfThePage() {
 		Messages.publish(queues.broker(), "", PARKING_LOT, "parked by hand");
 
-		assertThat(send(request("/retry-console/").GET()).statusCode()).as("to the login").isIn(302, 401);
-		HttpResponse<String> page = send(request("/retry-console/").header("Authorization", OPS).GET());
+		ConsoleClient client = new ConsoleClient(this.port);
+		assertThat(client.send(client.request("/retry-console/").GET()).statusCode()).as("to the login").isIn(302, 401);
+		HttpResponse<String> page = client.send(client.request("/retry-console/").header("Authorization", OPS).GET());
 		assertThat(page.statusCode()).isEqualTo(200);
-		Matcher meta = META.matcher(page.body());
-		assertThat(meta.find()).isTrue();
-		String header = meta.group(2);
-		assertThat(meta.find()).isTrue();
-		String token = meta.group(2);
-		assertThat(header).isEqualTo("X-CSRF-TOKEN");
-		assertThat(token).isNotBlank();
+		ConsoleClient.Csrf csrf = ConsoleClient.csrf(page.body());
+		assertThat(csrf.header()).isEqualTo("X-CSRF-TOKEN");
+		assertThat(csrf.token()).isNotBlank();
 
 		String dryRun = "{\"all\": true, \"dryRun\": true}";
-		assertThat(send(request("/retry-console/api/purge").header("Authorization", OPS)
+		assertThat(client
+			.send(client.request("/retry-console/api/purge")
+				.header("Authorization", OPS)
+				.header("Content-Type", "application/json")
+				.POST(HttpRequest.BodyPublishers.ofString(dryRun)))
+			.statusCode()).as("without the CSRF token").isEqualTo(403);
+		HttpResponse<String> purge = client.send(client.request("/retry-console/api/purge")
+			.header("Authorization", OPS)
 			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(dryRun))).statusCode()).as("without the CSRF token")
-			.isEqualTo(403);
-		HttpResponse<String> purge = send(request("/retry-console/api/purge").header("Authorization", OPS)
-			.header("Content-Type", "application/json")
-			.header(header, token)
+			.header(csrf.header(), csrf.token())
 			.POST(HttpRequest.BodyPublishers.ofString(dryRun)));
 		assertThat(purge.statusCode()).as(purge.body()).isEqualTo(200);
 		assertThat(JsonPath.parse(purge.body()).read("$.matched", Integer.class)).isEqualTo(1);
 		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(1);
 	}
 
-	static final String OPS = "Basic "
-			+ Base64.getEncoder().encodeToString("operator:secret".getBytes(StandardCharsets.UTF_8));
-
-	private HttpRequest.Builder request(String path) {
-		return HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path))
-			.timeout(Duration.ofSeconds(30));
-	}
-
-	private HttpResponse<String> send(HttpRequest.Builder request) {
-		try {
-			return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
+	static final String OPS = ConsoleClient.basic("operator", "secret");
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
