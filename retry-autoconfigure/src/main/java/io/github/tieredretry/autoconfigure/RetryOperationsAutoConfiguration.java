@@ -1,6 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.console.OperatorActions;
@@ -11,8 +12,10 @@ import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.observation.RetryObservations;
+import io.github.tieredretry.parkinglot.ParkingLotRetention;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplaySettings;
+import io.github.tieredretry.parkinglot.RetentionLimits;
 import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -22,8 +25,10 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.event.ApplicationReadyEvent;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -58,6 +63,46 @@ public final class RetryOperationsAutoConfiguration {
 			ObjectProvider<RetryBackends> backends) {
 		return new RetryOverview(topology, listeners, depths, parkingLot,
 				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable());
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	ParkingLotRetention retryParkingLotRetention(ParkingLotService parkingLot, RetryProperties properties,
+			ApplicationEventPublisher events) {
+		return new ParkingLotRetention(parkingLot, retentionLimits(properties), retentionCheckInterval(properties),
+				events);
+	}
+
+	@Bean
+	ApplicationListener<ApplicationReadyEvent> retryParkingLotRetentionStart(ParkingLotRetention retention) {
+		// Once the application is ready: the parking lot is declared, and the listeners
+		// that
+		// count and audit removals are registered.
+		return (ready) -> retention.start();
+	}
+
+	static RetentionLimits retentionLimits(RetryProperties properties) {
+		RetryProperties.Retention retention = properties.getRetention();
+		Duration maxAge = retention.getMaxAge();
+		if (maxAge != null && (maxAge.isNegative() || maxAge.isZero())) {
+			throw new InvalidConfigurationPropertyValueException("retry.retention.max-age", maxAge,
+					"Use a positive duration, such as 30d or 12h, or leave it unset to keep parked messages forever.");
+		}
+		Long maxCount = retention.getMaxCount();
+		if (maxCount != null && maxCount < 0) {
+			throw new InvalidConfigurationPropertyValueException("retry.retention.max-count", maxCount,
+					"Use 0 or more messages, such as 10000, or leave it unset to keep every parked message.");
+		}
+		return new RetentionLimits(maxAge, maxCount);
+	}
+
+	static Duration retentionCheckInterval(RetryProperties properties) {
+		Duration interval = properties.getRetention().getCheckInterval();
+		if (interval == null || interval.isNegative() || interval.isZero()) {
+			throw new InvalidConfigurationPropertyValueException("retry.retention.check-interval", interval,
+					"Use a positive duration, such as 1m (the default).");
+		}
+		return interval;
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.topology.QueueType;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -271,6 +272,8 @@ public class RetryProperties {
 
 	private final Replay replay = new Replay();
 
+	private final Retention retention = new Retention();
+
 	private final Console console = new Console();
 
 	private final Broker broker = new Broker();
@@ -279,6 +282,10 @@ public class RetryProperties {
 
 	public Replay getReplay() {
 		return this.replay;
+	}
+
+	public Retention getRetention() {
+		return this.retention;
 	}
 
 	public Broker getBroker() {
@@ -375,6 +382,55 @@ public class RetryProperties {
 
 		public void setBatchSize(int batchSize) {
 			this.batchSize = batchSize;
+		}
+
+	}
+
+	/**
+	 * Retention of parked messages: off unless a limit is set, so that nothing disappears
+	 * unless configured.
+	 */
+	public static class Retention {
+
+		/**
+		 * Longest time a message stays parked: older ones are removed for good (counted,
+		 * logged and audited). Unset keeps them forever.
+		 */
+		private @Nullable Duration maxAge;
+
+		/**
+		 * Most messages kept in the parking lot: the oldest beyond it are removed for
+		 * good (counted, logged and audited). Unset keeps them all.
+		 */
+		private @Nullable Long maxCount;
+
+		/**
+		 * How often the limits are applied, the first time at startup.
+		 */
+		private Duration checkInterval = Duration.ofMinutes(1);
+
+		public @Nullable Duration getMaxAge() {
+			return this.maxAge;
+		}
+
+		public void setMaxAge(@Nullable Duration maxAge) {
+			this.maxAge = maxAge;
+		}
+
+		public @Nullable Long getMaxCount() {
+			return this.maxCount;
+		}
+
+		public void setMaxCount(@Nullable Long maxCount) {
+			this.maxCount = maxCount;
+		}
+
+		public Duration getCheckInterval() {
+			return this.checkInterval;
+		}
+
+		public void setCheckInterval(Duration checkInterval) {
+			this.checkInterval = checkInterval;
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.security.Principal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.tieredretry.event.ParkedMessagesExpiredEvent;
 import io.github.tieredretry.parkinglot.ParkingLotRequest;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.PurgeResult;
@@ -15,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.audit.listener.AuditApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.event.EventListener;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -26,7 +28,8 @@ import org.springframework.util.ClassUtils;
  * {@code AuditEventRepository} (and shows at {@code /actuator/auditevents}) when it has
  * one. The author is the request's principal ({@code anonymous} without one). An action
  * that is refused (a bad parameter, a replay already running) changes nothing and is not
- * recorded.
+ * recorded. The retention's removals are recorded too, under the author
+ * {@value #RETENTION_AUTHOR}.
  */
 public final class OperatorActions {
 
@@ -47,6 +50,12 @@ public final class OperatorActions {
 
 	/** Audit event type of a listener resumed (its breaker closed). */
 	public static final String LISTENER_RESUME = "RETRY_LISTENER_RESUME";
+
+	/** Audit event type of parked messages the retention removed. */
+	public static final String RETENTION = "RETRY_RETENTION";
+
+	/** The author of the retention's removals. */
+	public static final String RETENTION_AUTHOR = "retention";
 
 	/** The author of an action taken without a principal. */
 	public static final String ANONYMOUS = "anonymous";
@@ -155,6 +164,22 @@ public final class OperatorActions {
 		data.put("state", breaker.state());
 		record(name(author), "open".equals(state) ? LISTENER_PAUSE : LISTENER_RESUME, data);
 		return breaker;
+	}
+
+	/**
+	 * Record what the retention removed ({@code retry.retention.*}), as an action of its
+	 * own author.
+	 * @param event what was removed
+	 */
+	@EventListener
+	public void onParkedMessagesExpired(ParkedMessagesExpiredEvent event) {
+		Map<String, Object> data = new LinkedHashMap<>();
+		data.put("parkingLot", event.parkingLot());
+		data.put("olderThanMaxAge", event.olderThanMaxAge());
+		data.put("beyondMaxCount", event.beyondMaxCount());
+		data.put("maxAge", String.valueOf(event.maxAge()));
+		data.put("maxCount", String.valueOf(event.maxCount()));
+		record(RETENTION_AUTHOR, RETENTION, data);
 	}
 
 	private void replayEnded(String name, String via, ReplayStatus ended) {

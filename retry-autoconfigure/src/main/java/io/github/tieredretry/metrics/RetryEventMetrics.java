@@ -3,6 +3,7 @@ package io.github.tieredretry.metrics;
 import io.github.tieredretry.event.ForwardFailedEvent;
 import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.MessageRecoveredEvent;
+import io.github.tieredretry.event.ParkedMessagesExpiredEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.FailureDetails;
 import io.github.tieredretry.topology.RetryTopology;
@@ -44,6 +45,12 @@ public final class RetryEventMetrics {
 	 */
 	public static final String DELAY = "rabbitmq.retry.delay";
 
+	/**
+	 * Counter of parked messages the retention removed for good, tagged
+	 * {@code parking-lot} and {@code limit} ({@code max-age} or {@code max-count}).
+	 */
+	public static final String EXPIRED = "rabbitmq.retry.parking-lot.expired";
+
 	/** Value of a tag that does not apply to an outcome. */
 	public static final String NONE = "none";
 
@@ -66,6 +73,21 @@ public final class RetryEventMetrics {
 	@EventListener
 	public void onMessageParked(MessageParkedEvent event) {
 		count(event.queue(), "parked", NONE, event.reason().value(), event.exception());
+	}
+
+	@EventListener
+	public void onParkedMessagesExpired(ParkedMessagesExpiredEvent event) {
+		expired(event.parkingLot(), "max-age", event.olderThanMaxAge());
+		expired(event.parkingLot(), "max-count", event.beyondMaxCount());
+	}
+
+	private void expired(String parkingLot, String limit, long count) {
+		Counter.builder(EXPIRED)
+			.description("Parked messages the retention removed for good")
+			.tag("parking-lot", parkingLot)
+			.tag("limit", limit)
+			.register(this.registry)
+			.increment(count);
 	}
 
 	@EventListener

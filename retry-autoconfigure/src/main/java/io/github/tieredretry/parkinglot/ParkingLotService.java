@@ -55,6 +55,8 @@ public final class ParkingLotService implements AutoCloseable {
 
 	private final ParkingLotPurges purges;
 
+	private final ParkingLotExpiry expiry;
+
 	/**
 	 * Create a service for a parking lot with the default replay settings.
 	 * @param connectionFactory the connection factory to read the parking lot with
@@ -99,6 +101,7 @@ public final class ParkingLotService implements AutoCloseable {
 		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
 		this.replays = new ParkingLotReplays(this.scanner, replayer, replaySettings, observations, clock);
 		this.purges = new ParkingLotPurges(this.scanner);
+		this.expiry = new ParkingLotExpiry(this.scanner, clock);
 	}
 
 	/**
@@ -321,6 +324,18 @@ public final class ParkingLotService implements AutoCloseable {
 	 */
 	public PurgeResult previewPurge(ParkedMessageFilter filter, int scanLimit) {
 		return this.purges.previewPurge(filter, scanLimit);
+	}
+
+	/**
+	 * Remove, for good, the parked messages that the retention limits no longer keep:
+	 * those parked longer ago than the maximum age, and the oldest beyond the maximum
+	 * count. {@link ParkingLotRetention} calls it periodically when
+	 * {@code retry.retention.*} sets a limit.
+	 * @param limits the limits
+	 * @return what was removed
+	 */
+	public RetentionResult removeExpired(RetentionLimits limits) {
+		return this.expiry.removeExpired(limits);
 	}
 
 	/**

@@ -32,6 +32,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 
@@ -201,6 +203,54 @@ class ParkingLotServiceIntegrationTests {
 		}
 		assertThat(quorum.replay(ORDERS, null).moved()).isEqualTo(3);
 		assertThat(drainIds(ORDERS)).containsExactlyInAnyOrderElementsOf(ids);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "classic", "quorum" })
+	void retentionRemovesTheMessagesParkedLongerAgoThanTheMaxAgeAndKeepsTheRest(String type) {
+		String parkingLot = type.equals("quorum") ? QUORUM_PARKING_LOT : PARKING_LOT;
+		String old1 = park(parkingLot, ORDERS, "java.lang.IllegalStateException", "down", 9 * 86_400);
+		String old2 = park(parkingLot, ORDERS, "java.lang.IllegalStateException", "down", 8 * 86_400);
+		Map<String, Object> unknownAge = parkedHeaders(ORDERS);
+		unknownAge.remove(RetryHeaders.PARKED_AT);
+		String unroutable = publish(parkingLot, "parked by the broker", unknownAge);
+		String old3 = park(parkingLot, ORDERS, "java.lang.IllegalStateException", "down", 7 * 86_400 + 1);
+		String young1 = park(parkingLot, ORDERS, "java.lang.IllegalStateException", "down", 6 * 86_400);
+		String young2 = park(parkingLot, ORDERS, "java.lang.IllegalStateException", "down", 60);
+
+		RetentionResult result = service(parkingLot).removeExpired(new RetentionLimits(Duration.ofDays(7), null));
+
+		assertThat(result.olderThanMaxAge()).isEqualTo(3);
+		assertThat(result.beyondMaxCount()).isZero();
+		assertThat(result.scanned()).as("stopped at the first young message").isEqualTo(5);
+		List<String> kept = drainIds(parkingLot);
+		assertThat(kept).containsExactlyInAnyOrder(unroutable, young1, young2).doesNotContain(old1, old2, old3);
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "classic", "quorum" })
+	void retentionKeepsTheLatestMaxCountMessages(String type) {
+		String parkingLot = type.equals("quorum") ? QUORUM_PARKING_LOT : PARKING_LOT;
+		List<String> ids = new ArrayList<>();
+		for (int i = 1; i <= 5; i++) {
+			ids.add(park(parkingLot, ORDERS, "order " + i));
+		}
+		ParkingLotService service = service(parkingLot);
+
+		RetentionResult result = service.removeExpired(new RetentionLimits(Duration.ofDays(7), 2L));
+
+		assertThat(result.beyondMaxCount()).isEqualTo(3);
+		assertThat(result.olderThanMaxAge()).isZero();
+		assertThat(service.removeExpired(new RetentionLimits(null, 2L)).removed()).as("within the limits now").isZero();
+		assertThat(drainIds(parkingLot)).containsExactlyInAnyOrderElementsOf(ids.subList(3, 5));
+	}
+
+	@Test
+	void withoutLimitsTheRetentionRemovesNothing() {
+		park(PARKING_LOT, ORDERS, "java.lang.IllegalStateException", "down", 365 * 86_400);
+
+		assertThat(this.parkingLot.removeExpired(RetentionLimits.NONE).removed()).isZero();
+		assertThat(this.broker.count(PARKING_LOT)).isOne();
 	}
 
 	@Test

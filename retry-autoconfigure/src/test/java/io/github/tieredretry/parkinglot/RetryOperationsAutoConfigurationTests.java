@@ -16,11 +16,14 @@ import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.testbrokers.Ports;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -85,6 +88,22 @@ class RetryOperationsAutoConfigurationTests {
 				.doesNotHaveBean(RetryEventMetrics.class)
 				.doesNotHaveBean(RetryEndpoint.class)
 				.doesNotHaveBean(RetryHealthIndicator.class));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|',
+			value = { "retry.retention.max-age=0s|retry.retention.max-age|Use a positive duration",
+					"retry.retention.max-count=-1|retry.retention.max-count|Use 0 or more messages",
+					"retry.retention.check-interval=0s|retry.retention.check-interval|Use a positive duration" })
+	void invalidRetentionFailsStartupNamingThePropertyAndTheFix(String assignment, String property, String fix) {
+		this.contextRunner.withPropertyValues(assignment).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining(property)
+				.hasMessageContaining(fix);
+		});
 	}
 
 	@Configuration(proxyBeanMethods = false)
