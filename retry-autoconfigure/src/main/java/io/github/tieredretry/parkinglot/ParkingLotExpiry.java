@@ -5,6 +5,7 @@ import java.time.Instant;
 
 import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.parkinglot.ParkingLotScanner.Decision;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Removes the parked messages that the retention limits no longer keep, in one pass from
@@ -29,48 +30,59 @@ final class ParkingLotExpiry {
 			return new RetentionResult(this.scanner.parkingLot(), 0, 0, 0);
 		}
 		Instant oldestKept = (limits.maxAge() != null) ? this.clock.instant().minus(limits.maxAge()) : null;
-		long[] removed = { 0, 0 };
-		long[] excess = { -1 };
-		ParkingLotScanner.Pass pass = this.scanner.pass(Long.MAX_VALUE, new ParkingLotScanner.Visitor() {
+		Expired expired = new Expired(limits.maxCount(), oldestKept);
+		ParkingLotScanner.Pass pass = this.scanner.pass(Long.MAX_VALUE, expired);
+		return new RetentionResult(this.scanner.parkingLot(), expired.olderThanMaxAge, expired.beyondMaxCount,
+				pass.count());
+	}
 
-			private long index;
+	/** Decides, from the oldest, which messages go; counts them. */
+	private static final class Expired implements ParkingLotScanner.Visitor {
 
-			private boolean done;
+		private final @Nullable Long maxCount;
 
-			@Override
-			public boolean wantsMore() {
-				return !this.done;
+		private final @Nullable Instant oldestKept;
+
+		private long excess;
+
+		private long index;
+
+		long olderThanMaxAge;
+
+		long beyondMaxCount;
+
+		Expired(@Nullable Long maxCount, @Nullable Instant oldestKept) {
+			this.maxCount = maxCount;
+			this.oldestKept = oldestKept;
+		}
+
+		@Override
+		public void started(long depth) {
+			this.excess = (this.maxCount != null) ? Math.max(0, depth - this.maxCount) : 0;
+		}
+
+		@Override
+		public boolean wantsMore() {
+			return true;
+		}
+
+		@Override
+		public Decision visit(GetResponse message) {
+			boolean beyondCount = this.index++ < this.excess;
+			Instant parkedAt = ParkedMessages.describe(message).parkedAt();
+			if (this.oldestKept != null && parkedAt != null && parkedAt.isBefore(this.oldestKept)) {
+				this.olderThanMaxAge++;
+				return Decision.REMOVE;
 			}
-
-			@Override
-			public Decision visit(GetResponse message) {
-				if (excess[0] < 0) {
-					// The depth when the pass started, counting this message.
-					excess[0] = (limits.maxCount() != null)
-							? Math.max(0, message.getMessageCount() + 1 - limits.maxCount()) : 0;
-				}
-				boolean beyondCount = this.index++ < excess[0];
-				Instant parkedAt = ParkedMessages.describe(message).parkedAt();
-				boolean tooOld = oldestKept != null && parkedAt != null && parkedAt.isBefore(oldestKept);
-				if (tooOld) {
-					removed[0]++;
-					return Decision.REMOVE;
-				}
-				if (beyondCount) {
-					removed[1]++;
-					return Decision.REMOVE;
-				}
-				if (parkedAt != null || oldestKept == null) {
-					// Young enough and within the count: so is everything parked after
-					// it.
-					this.done = true;
-					return Decision.KEEP_AND_STOP;
-				}
-				return Decision.KEEP;
+			if (beyondCount) {
+				this.beyondMaxCount++;
+				return Decision.REMOVE;
 			}
+			// Young enough and within the count: so is everything parked after it. A
+			// message of unknown age says nothing about those behind it.
+			return (parkedAt != null || this.oldestKept == null) ? Decision.KEEP_AND_STOP : Decision.KEEP;
+		}
 
-		});
-		return new RetentionResult(this.scanner.parkingLot(), removed[0], removed[1], pass.count());
 	}
 
 }

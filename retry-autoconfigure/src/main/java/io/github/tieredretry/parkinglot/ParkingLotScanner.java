@@ -59,6 +59,7 @@ final class ParkingLotScanner {
 		return withChannel((channel) -> {
 			long depth = channel.queueDeclarePassive(this.parkingLot).getMessageCount();
 			long limit = Math.min(depth, bound);
+			visitor.started(depth);
 			int count = 0;
 			int removed = 0;
 			long highestHeld = 0;
@@ -108,6 +109,9 @@ final class ParkingLotScanner {
 		while (channel.queueDeclarePassive(this.parkingLot).getMessageCount() < expected
 				&& System.nanoTime() < deadline) {
 			try {
+				// Not a consumer thread: the caller of a peek, replay, purge or retention
+				// pass,
+				// which holds the pass lock anyway.
 				Thread.sleep(2);
 			}
 			catch (InterruptedException ex) {
@@ -185,6 +189,13 @@ final class ParkingLotScanner {
 
 	/** Decides, message by message, what a pass does. */
 	interface Visitor {
+
+		/**
+		 * The pass starts.
+		 * @param depth the messages the parking lot holds, the most the pass looks at
+		 */
+		default void started(long depth) {
+		}
 
 		/**
 		 * Whether to look at another message.
