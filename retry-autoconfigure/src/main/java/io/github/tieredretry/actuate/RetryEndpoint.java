@@ -60,6 +60,9 @@ public class RetryEndpoint {
 	/** The replay of the parking lot. */
 	static final String REPLAY = "replay";
 
+	/** Retried, parked and replayed messages per hour of the last 24 hours. */
+	static final String TRENDS = "trends";
+
 	/** The listeners' circuit breakers. */
 	static final String BREAKERS = "breakers";
 
@@ -96,7 +99,8 @@ public class RetryEndpoint {
 
 	/**
 	 * Look at the parking lot: its oldest messages ({@code parking-lot}), its failure
-	 * groups ({@code parking-lot/groups}) or its replay ({@code parking-lot/replay}).
+	 * groups ({@code parking-lot/groups}) or its replay ({@code parking-lot/replay}); or
+	 * at the retried, parked and replayed messages of the last 24 hours ({@code trends}).
 	 * @param path the resource
 	 * @param limit the most messages to return (default
 	 * {@value ParkingLotService#DEFAULT_PEEK_LIMIT}, at most
@@ -109,7 +113,7 @@ public class RetryEndpoint {
 	 * @param parkedAfter only messages parked at or after this time
 	 * @param parkedBefore only messages parked before this time
 	 * @param messageId only the message with this id
-	 * @return the messages, the groups or the replay's status
+	 * @return the messages, the groups, the replay's status or the trends
 	 * @throws UnknownResourceException for another path, or when no replay has run
 	 * @throws ParkingLotRequestException when a parameter is invalid
 	 */
@@ -124,7 +128,8 @@ public class RetryEndpoint {
 			case PARKING_LOT -> this.parkingLot.peek(request);
 			case PARKING_LOT + "/" + GROUPS -> this.parkingLot.groups(request);
 			case PARKING_LOT + "/" + REPLAY -> replayStatus(this.parkingLot.replayStatus());
-			default -> throw unknown(path, "parking-lot, parking-lot/groups or parking-lot/replay");
+			case TRENDS -> this.overview.trends();
+			default -> throw unknown(path, "parking-lot, parking-lot/groups, parking-lot/replay or trends");
 		};
 	}
 

@@ -6,6 +6,8 @@ import java.time.Duration;
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.console.RetryTrends;
+import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.RetryBackends;
@@ -16,6 +18,7 @@ import io.github.tieredretry.parkinglot.ParkingLotRetention;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplaySettings;
 import io.github.tieredretry.parkinglot.RetentionLimits;
+import io.github.tieredretry.parkinglot.SharedParkingLotAdoption;
 import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
@@ -23,6 +26,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.event.ApplicationReadyEvent;
@@ -42,6 +46,10 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean({ RetryTopology.class, MessageForwarder.class, RetryableListenerRegistry.class })
 public final class RetryOperationsAutoConfiguration {
 
+	// How often the shared parking lot is looked at for this application's messages (only
+	// read again when its depth changed).
+	private static final Duration ADOPTION_CHECK_INTERVAL = Duration.ofMinutes(1);
+
 	@Bean
 	@ConditionalOnMissingBean
 	RetryQueueDepths retryQueueDepths(ConnectionFactory connectionFactory, RetryTopology topology) {
@@ -51,18 +59,25 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ParkingLotService retryParkingLotService(ConnectionFactory connectionFactory, RetryTopology topology,
-			MessageForwarder forwarder, RetryProperties properties, ObjectProvider<RetryObservations> observations) {
+			MessageForwarder forwarder, RetryProperties properties, ObjectProvider<RetryObservations> observations,
+			RetryEventPublisher events) {
 		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, replaySettings(properties),
-				observations.getIfAvailable(() -> RetryObservations.DISABLED), Clock.systemUTC());
+				observations.getIfAvailable(() -> RetryObservations.DISABLED), events, Clock.systemUTC());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
 			ParkingLotService parkingLot, ObjectProvider<ListenerGates> breakers,
-			ObjectProvider<RetryBackends> backends) {
+			ObjectProvider<RetryBackends> backends, RetryTrends trends) {
 		return new RetryOverview(topology, listeners, depths, parkingLot,
-				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable());
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable(), trends);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryTrends retryTrends() {
+		return new RetryTrends(Clock.systemUTC());
 	}
 
 	@Bean(destroyMethod = "close")
@@ -76,9 +91,24 @@ public final class RetryOperationsAutoConfiguration {
 	@Bean
 	ApplicationListener<ApplicationReadyEvent> retryParkingLotRetentionStart(ParkingLotRetention retention) {
 		// Once the application is ready: the parking lot is declared, and the listeners
-		// that
-		// count and audit removals are registered.
+		// that count and audit removals are registered.
 		return (ready) -> retention.start();
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	@ConditionalOnBooleanProperty(name = "retry.adopt-shared-parking-lot", matchIfMissing = true)
+	SharedParkingLotAdoption retrySharedParkingLotAdoption(ConnectionFactory connectionFactory, RetryTopology topology,
+			MessageForwarder forwarder) {
+		return new SharedParkingLotAdoption(connectionFactory, topology.parkingLot(), forwarder, topology::workQueues,
+				ADOPTION_CHECK_INTERVAL);
+	}
+
+	@Bean
+	ApplicationListener<ApplicationReadyEvent> retrySharedParkingLotAdoptionStart(
+			ObjectProvider<SharedParkingLotAdoption> adoption) {
+		// Once the application is ready: every listener has registered its queue.
+		return (ready) -> adoption.ifAvailable(SharedParkingLotAdoption::start);
 	}
 
 	static RetentionLimits retentionLimits(RetryProperties properties) {

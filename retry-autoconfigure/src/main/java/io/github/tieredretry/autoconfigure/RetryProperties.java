@@ -48,10 +48,22 @@ public class RetryProperties {
 	private QueueType queueType = QueueType.QUORUM;
 
 	/**
-	 * Name of the parking-lot queue, where messages go after their last retry or when
-	 * they can never succeed.
+	 * Name of this application's parking-lot queue, where messages go after their last
+	 * retry or when they can never succeed. Unset: 'retry.parking-lot.' followed by
+	 * spring.application.name, so that applications sharing a virtual host never see each
+	 * other's parked messages; the shared 'retry.parking-lot' for an application without
+	 * a name.
 	 */
-	private String parkingLot = "retry.parking-lot";
+	private @Nullable String parkingLot;
+
+	/**
+	 * Whether this application moves its own parked messages (those whose retry-queue is
+	 * the queue of one of its listeners) from the shared parking lot retry.parking-lot,
+	 * where earlier versions parked them, into its own parking lot: once it is ready and
+	 * then every minute while the shared one holds any. Body and properties are moved
+	 * unchanged, each confirmed before it leaves the shared parking lot.
+	 */
+	private boolean adoptSharedParkingLot = true;
 
 	/**
 	 * Retry settings for every retryable listener, unless its policy or annotation says
@@ -100,12 +112,20 @@ public class RetryProperties {
 		this.queueType = queueType;
 	}
 
-	public String getParkingLot() {
+	public @Nullable String getParkingLot() {
 		return this.parkingLot;
 	}
 
-	public void setParkingLot(String parkingLot) {
+	public void setParkingLot(@Nullable String parkingLot) {
 		this.parkingLot = parkingLot;
+	}
+
+	public boolean isAdoptSharedParkingLot() {
+		return this.adoptSharedParkingLot;
+	}
+
+	public void setAdoptSharedParkingLot(boolean adoptSharedParkingLot) {
+		this.adoptSharedParkingLot = adoptSharedParkingLot;
 	}
 
 	public RetryPolicyProperties getDefaults() {

@@ -16,6 +16,7 @@ import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
 import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -44,19 +45,38 @@ final class RetrySettings {
 		return TierLadder.of(tiers);
 	}
 
-	static String parkingLot(RetryProperties properties) {
+	/**
+	 * The name of this application's parking lot: {@code retry.parking-lot} as set, else
+	 * {@code retry.parking-lot.} followed by {@code spring.application.name}, else the
+	 * shared {@link RetryTopology#SHARED_PARKING_LOT}.
+	 * @param properties the properties
+	 * @param applicationName {@code spring.application.name}, or {@code null}
+	 * @return the name
+	 */
+	static String parkingLot(RetryProperties properties, @Nullable String applicationName) {
 		String name = properties.getParkingLot();
-		if (name == null || name.isBlank()) {
-			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
-					"The parking-lot queue needs a name, for example 'retry.parking-lot'.");
+		if (name == null) {
+			return (applicationName != null && !applicationName.isBlank())
+					? checkedParkingLot(RetryTopology.SHARED_PARKING_LOT + "." + applicationName.strip(),
+							"spring.application.name", applicationName)
+					: RetryTopology.SHARED_PARKING_LOT;
 		}
-		if (name.startsWith("amq.")) {
+		if (name.isBlank()) {
 			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
+					"The parking-lot queue needs a name, for example 'retry.parking-lot.orders'; leave it unset "
+							+ "for one named after spring.application.name.");
+		}
+		return checkedParkingLot(name, "retry.parking-lot", name);
+	}
+
+	private static String checkedParkingLot(String name, String property, String value) {
+		if (name.startsWith("amq.")) {
+			throw new InvalidConfigurationPropertyValueException(property, value,
 					"Queue names starting with 'amq.' are reserved by RabbitMQ; choose another name.");
 		}
 		if (name.getBytes(StandardCharsets.UTF_8).length > 255) {
-			throw new InvalidConfigurationPropertyValueException("retry.parking-lot", name,
-					"RabbitMQ queue names are at most 255 bytes long; choose a shorter name.");
+			throw new InvalidConfigurationPropertyValueException(property, value, "The parking lot's name '" + name
+					+ "' is longer than RabbitMQ's 255 bytes; set a shorter retry.parking-lot.");
 		}
 		return name;
 	}

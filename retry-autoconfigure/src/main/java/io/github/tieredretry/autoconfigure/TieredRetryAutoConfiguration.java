@@ -26,6 +26,7 @@ import io.github.tieredretry.topology.RetryTopologyDeclarer;
 import io.github.tieredretry.topology.RetryTopologyGuardian;
 import io.github.tieredretry.topology.RetryTopologyInitializer;
 import io.github.tieredretry.topology.WorkQueueCheck;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.amqp.core.AmqpAdmin;
 import org.springframework.amqp.rabbit.annotation.EnableRabbit;
@@ -85,8 +86,16 @@ public final class TieredRetryAutoConfiguration {
 		// Every bean of the starter needs the topology: the keys as written are checked
 		// before any of them is used.
 		RetryPropertyNames.check(environment);
-		return new RetryTopology(RetrySettings.tiers(properties), properties.getQueueType(),
-				RetrySettings.parkingLot(properties));
+		RetryTopology topology = new RetryTopology(RetrySettings.tiers(properties), properties.getQueueType(),
+				RetrySettings.parkingLot(properties, environment.getProperty("spring.application.name")));
+		if (properties.getParkingLot() == null && topology.isShared()) {
+			LogFactory.getLog(RetryTopology.class)
+				.info("Parked messages go to the shared parking lot '" + topology.parkingLot()
+						+ "': spring.application.name is not set. Other applications on this virtual host that "
+						+ "park there see this application's parked messages; set spring.application.name "
+						+ "(or retry.parking-lot) for a parking lot of its own.");
+		}
+		return topology;
 	}
 
 	@Bean

@@ -111,6 +111,12 @@ public class RetryConsoleController {
 		return this.overview.describe();
 	}
 
+	@GetMapping("/api/trends")
+	@ResponseBody
+	RetryTrends.Trends trends() {
+		return this.overview.trends();
+	}
+
 	@GetMapping("/api/groups")
 	@ResponseBody
 	FailureGroups groups(@RequestParam Map<String, String> parameters) {

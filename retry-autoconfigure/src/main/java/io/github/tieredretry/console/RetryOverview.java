@@ -1,5 +1,6 @@
 package io.github.tieredretry.console;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,6 +43,8 @@ public final class RetryOverview {
 
 	private final RetryTopology topology;
 
+	private final RetryTrends trends;
+
 	private final RetryableListenerRegistry listeners;
 
 	private final RetryQueueDepths depths;
@@ -62,7 +65,7 @@ public final class RetryOverview {
 	 */
 	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
 			ParkingLotService parkingLot, ListenerGates breakers) {
-		this(topology, listeners, depths, parkingLot, breakers, null);
+		this(topology, listeners, depths, parkingLot, breakers, null, new RetryTrends(Clock.systemUTC()));
 	}
 
 	/**
@@ -73,15 +76,42 @@ public final class RetryOverview {
 	 * @param parkingLot the parking lot
 	 * @param breakers the listeners' circuit breakers
 	 * @param backends the listeners' backends, or {@code null} when unknown
+	 * @param trends the counts of the last 24 hours
 	 */
 	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
-			ParkingLotService parkingLot, ListenerGates breakers, @Nullable RetryBackends backends) {
+			ParkingLotService parkingLot, ListenerGates breakers, @Nullable RetryBackends backends,
+			RetryTrends trends) {
+		this.trends = trends;
 		this.topology = topology;
 		this.listeners = listeners;
 		this.depths = depths;
 		this.parkingLot = parkingLot;
 		this.breakers = breakers;
 		this.backends = backends;
+	}
+
+	/**
+	 * Retried, parked and replayed messages per hour of the last 24 hours, per queue and
+	 * its listener.
+	 * @return the trends
+	 */
+	public RetryTrends.Trends trends() {
+		return this.trends.snapshot(this::listenerOf);
+	}
+
+	/**
+	 * The retryable listener that consumes a queue.
+	 * @param queue the queue
+	 * @return the listener's bean class and method, e.g. {@code OrderListener#onOrder},
+	 * or {@code null} when no retryable listener consumes it
+	 */
+	public @Nullable String listenerOf(String queue) {
+		return this.listeners.listeners()
+			.stream()
+			.filter((info) -> info.queues().contains(queue))
+			.map(RetryableListenerInfo::listener)
+			.findFirst()
+			.orElse(null);
 	}
 
 	/**

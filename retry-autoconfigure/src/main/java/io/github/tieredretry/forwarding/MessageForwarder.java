@@ -1,9 +1,12 @@
 package io.github.tieredretry.forwarding;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 import com.rabbitmq.client.AMQP;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.topology.RetryTopology;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -56,7 +59,9 @@ public final class MessageForwarder {
 
 	/**
 	 * Forward to the tier named by the properties' {@code retry-tier} header, without
-	 * waiting for the confirm.
+	 * waiting for the confirm. The forward names this application's parking lot in its
+	 * {@code retry-parking-lot} header: should the work queue be gone when the retry is
+	 * due, the broker parks it there, and only there.
 	 * @param workQueue the queue the message must come back to (becomes the routing key)
 	 * @param properties the properties to publish
 	 * @param body the body
@@ -64,7 +69,7 @@ public final class MessageForwarder {
 	 * {@link ForwardFailedException}
 	 */
 	public CompletableFuture<Void> toTier(String workQueue, AMQP.BasicProperties properties, byte[] body) {
-		return publishHealing(RetryTopology.DELAY_EXCHANGE, workQueue, properties, body);
+		return publishHealing(RetryTopology.DELAY_EXCHANGE, workQueue, withParkingLot(properties), body);
 	}
 
 	/**
@@ -93,6 +98,20 @@ public final class MessageForwarder {
 	 */
 	public void releaseHeld() {
 		this.publisher.releaseHeld();
+	}
+
+	private AMQP.BasicProperties withParkingLot(AMQP.BasicProperties properties) {
+		Map<String, Object> received = properties.getHeaders();
+		String parkingLot = this.topology.parkingLot();
+		// A hop of a message this application forwarded names it already (a LongString
+		// once it went through the broker).
+		if (received != null && received.get(RetryHeaders.PARKING_LOT) != null
+				&& parkingLot.equals(received.get(RetryHeaders.PARKING_LOT).toString())) {
+			return properties;
+		}
+		Map<String, Object> headers = (received != null) ? new LinkedHashMap<>(received) : new LinkedHashMap<>();
+		headers.put(RetryHeaders.PARKING_LOT, parkingLot);
+		return properties.builder().headers(headers).build();
 	}
 
 	private CompletableFuture<Void> publishHealing(String exchange, String routingKey, AMQP.BasicProperties properties,

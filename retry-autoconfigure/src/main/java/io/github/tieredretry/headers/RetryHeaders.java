@@ -66,6 +66,12 @@ public final class RetryHeaders {
 	public static final String ORIGINAL_CC = "retry-original-cc";
 
 	/**
+	 * The parking lot of the application that forwarded the message to a tier: should its
+	 * queue be gone when the retry is due, the message is parked there.
+	 */
+	public static final String PARKING_LOT = "retry-parking-lot";
+
+	/**
 	 * Why the message was parked: {@code exhausted}, {@code not-retryable},
 	 * {@code timeout} or {@code unroutable}.
 	 */

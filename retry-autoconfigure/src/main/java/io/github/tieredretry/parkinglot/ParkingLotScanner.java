@@ -122,6 +122,14 @@ final class ParkingLotScanner {
 	}
 
 	/**
+	 * The ready messages of the parking lot, read without looking at any.
+	 * @return its depth
+	 */
+	long depth() {
+		return withChannel((channel) -> (long) channel.queueDeclarePassive(this.parkingLot).getMessageCount());
+	}
+
+	/**
 	 * Remove every message of the parking lot.
 	 * @return how many were removed
 	 */

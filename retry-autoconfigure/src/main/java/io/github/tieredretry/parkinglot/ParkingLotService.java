@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
+import io.github.tieredretry.event.MessageReplayedEvent;
+import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.headers.RetryHeaderValues;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.observation.RetryObservations;
 import org.jspecify.annotations.Nullable;
 
@@ -96,12 +100,39 @@ public final class ParkingLotService implements AutoCloseable {
 		this(connectionFactory, parkingLot, forwarder::toQueue, replaySettings, observations, clock);
 	}
 
+	/**
+	 * Create a service for a parking lot whose replays are observed and published, one
+	 * {@link MessageReplayedEvent} per replayed message.
+	 * @param connectionFactory the connection factory to read the parking lot with
+	 * @param parkingLot the parking lot's queue
+	 * @param forwarder publishes replayed messages to their origin queue, confirmed
+	 * @param replaySettings how fast replays go
+	 * @param observations observes the publish of each replayed message
+	 * @param events where each replayed message is published, once the broker confirmed
+	 * it
+	 * @param clock the clock
+	 */
+	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
+			ReplaySettings replaySettings, RetryObservations observations, RetryEventPublisher events, Clock clock) {
+		this(connectionFactory, parkingLot, publishing(forwarder::toQueue, events), replaySettings, observations,
+				clock);
+	}
+
 	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer,
 			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
 		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
 		this.replays = new ParkingLotReplays(this.scanner, replayer, replaySettings, observations, clock);
 		this.purges = new ParkingLotPurges(this.scanner);
 		this.expiry = new ParkingLotExpiry(this.scanner, clock);
+	}
+
+	private static Replayer publishing(Replayer replayer, RetryEventPublisher events) {
+		return (queue, properties, body) -> {
+			replayer.publish(queue, properties, body);
+			Object replays = ParkedMessages.headers(properties).get(RetryHeaders.REPLAY_COUNT);
+			events
+				.publish(new MessageReplayedEvent(queue, RetryHeaderValues.count(replays), properties.getMessageId()));
+		};
 	}
 
 	/**

@@ -22,7 +22,7 @@ final class ReplayHeaders {
 	 */
 	private static final Set<String> RESET_ON_REPLAY = Set.of(RetryHeaders.COUNT, RetryHeaders.QUEUE, RetryHeaders.DUE,
 			RetryHeaders.FIRST_FAILURE, RetryHeaders.EXCEPTION, RetryHeaders.ERROR, RetryHeaders.STACK_TRACE,
-			RetryHeaders.TIER, RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
+			RetryHeaders.TIER, RetryHeaders.PARKING_LOT, RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
 
 	private ReplayHeaders() {
 	}

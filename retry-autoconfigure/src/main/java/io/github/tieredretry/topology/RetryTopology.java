@@ -11,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.TierLadder;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;
@@ -23,16 +24,21 @@ import org.springframework.amqp.core.Queue;
 
 /**
  * The broker objects behind tiered retries. Whatever the number of listeners, it is the
- * tier queues, the parking-lot queue and three exchanges: <pre>
- *  failed message ──publish (routing key = work queue, header retry-tier)──▶ retry.delay (headers)
+ * tier queues, the application's parking lot, the shared parking lot and five exchanges:
+ * <pre>
+ *  failed message ──publish (routing key = work queue, headers retry-tier, retry-parking-lot)──▶ retry.delay (headers)
  *      └─▶ retry.delay.&lt;ttl&gt; (fixed TTL) ──expired, dead-lettered──▶ retry.return (direct)
  *            ├─ binding "orders" ─▶ orders          (only the queue that failed)
- *            └─ no binding (queue gone) ─▶ alternate exchange retry.unroutable (fanout) ─▶ parking lot
+ *            └─ no binding (queue gone) ─▶ alternate exchange retry.unroutable (fanout)
+ *                 └─▶ retry.parked (headers) ─ retry-parking-lot = its name ─▶ the forwarding application's parking lot
+ *                       └─ no match ─▶ alternate exchange retry.unclaimed (fanout) ─▶ retry.parking-lot (shared)
  * </pre> Dead-lettering keeps the message's routing key, which is the name of the queue
  * that failed, so {@code retry.return} delivers it to that queue only: not to other
  * queues bound to the exchange it was first published to. A queue that no longer exists
  * has no binding, and the alternate exchange catches what would otherwise be dropped
- * silently.
+ * silently: the message lands in exactly one parking lot, that of the application that
+ * forwarded it (its {@code retry-parking-lot} header), or, for a message forwarded by an
+ * earlier version (no such header) or whose parking lot is gone, in the shared one.
  */
 public final class RetryTopology {
 
@@ -53,6 +59,25 @@ public final class RetryTopology {
 	 * parking lot.
 	 */
 	public static final String UNROUTABLE_EXCHANGE = "retry.unroutable";
+
+	/**
+	 * Headers exchange, bound from {@link #UNROUTABLE_EXCHANGE}, that routes an
+	 * unroutable retry to the parking lot named by its header {@code retry-parking-lot}.
+	 */
+	public static final String PARKED_EXCHANGE = "retry.parked";
+
+	/**
+	 * Fanout exchange, alternate exchange of {@link #PARKED_EXCHANGE}, bound to
+	 * {@link #SHARED_PARKING_LOT}: catches unroutable retries that name no parking lot
+	 * bound here.
+	 */
+	public static final String UNCLAIMED_EXCHANGE = "retry.unclaimed";
+
+	/**
+	 * The parking lot of applications without a name, of earlier versions (which all
+	 * parked here) and of unroutable retries that name no existing parking lot.
+	 */
+	public static final String SHARED_PARKING_LOT = "retry.parking-lot";
 
 	/**
 	 * Tier queues are named this prefix plus the tier's name, e.g.
@@ -94,12 +119,28 @@ public final class RetryTopology {
 			.alternate(UNROUTABLE_EXCHANGE)
 			.build();
 		FanoutExchange unroutable = ExchangeBuilder.fanoutExchange(UNROUTABLE_EXCHANGE).durable(true).build();
+		HeadersExchange parked = ExchangeBuilder.headersExchange(PARKED_EXCHANGE)
+			.durable(true)
+			.alternate(UNCLAIMED_EXCHANGE)
+			.build();
+		FanoutExchange unclaimed = ExchangeBuilder.fanoutExchange(UNCLAIMED_EXCHANGE).durable(true).build();
 		declarables.add(delay);
 		declarables.add(returns);
 		declarables.add(unroutable);
-		Queue parkingLotQueue = new Queue(this.parkingLot, true, false, false, parkingLotArguments());
-		declarables.add(parkingLotQueue);
-		declarables.add(new Binding(this.parkingLot, Binding.DestinationType.QUEUE, UNROUTABLE_EXCHANGE, "", null));
+		declarables.add(parked);
+		declarables.add(unclaimed);
+		declarables.add(new Queue(this.parkingLot, true, false, false, parkingLotArguments()));
+		declarables.add(new Binding(PARKED_EXCHANGE, Binding.DestinationType.EXCHANGE, UNROUTABLE_EXCHANGE, "", null));
+		Map<String, Object> ours = new LinkedHashMap<>();
+		ours.put("x-match", "all");
+		ours.put(RetryHeaders.PARKING_LOT, this.parkingLot);
+		declarables.add(new Binding(this.parkingLot, Binding.DestinationType.QUEUE, PARKED_EXCHANGE, "", ours));
+		Binding toShared = new Binding(SHARED_PARKING_LOT, Binding.DestinationType.QUEUE, UNCLAIMED_EXCHANGE, "", null);
+		// Unless it is this application's, the shared parking lot is declared apart
+		// (sharedParkingLot()): should it be missing on a new connection, its binding
+		// must not fail the declaration of everything else.
+		toShared.setIgnoreDeclarationExceptions(!isShared());
+		declarables.add(toShared);
 		for (Duration tier : this.tiers.tiers()) {
 			String name = tierQueueName(tier);
 			declarables.add(new Queue(name, true, false, false, tierArguments(tier)));
@@ -149,6 +190,42 @@ public final class RetryTopology {
 			arguments.put("x-delivery-limit", Integer.MAX_VALUE);
 		}
 		return arguments;
+	}
+
+	/**
+	 * The bindings earlier versions made, which this topology removes: a parking lot
+	 * bound straight to {@link #UNROUTABLE_EXCHANGE} receives a copy of every unroutable
+	 * retry of every application on the virtual host.
+	 * @return the bindings of this application's and the shared parking lot to
+	 * {@code retry.unroutable}
+	 */
+	public List<Binding> legacyBindings() {
+		List<Binding> legacy = new ArrayList<>();
+		legacy.add(new Binding(this.parkingLot, Binding.DestinationType.QUEUE, UNROUTABLE_EXCHANGE, "", null));
+		if (!isShared()) {
+			legacy.add(new Binding(SHARED_PARKING_LOT, Binding.DestinationType.QUEUE, UNROUTABLE_EXCHANGE, "", null));
+		}
+		return legacy;
+	}
+
+	/**
+	 * The shared parking lot when it is not this application's: not one of
+	 * {@link #queues()}, because it is only created when missing, and any existing one
+	 * does, whatever its type (it may have been declared by an application with other
+	 * tiers or queue type).
+	 * @return the queue to create when missing, or {@code null} when the shared parking
+	 * lot is this application's own (then one of {@link #queues()})
+	 */
+	public @Nullable Queue sharedParkingLot() {
+		return isShared() ? null : new Queue(SHARED_PARKING_LOT, true, false, false, parkingLotArguments());
+	}
+
+	/**
+	 * Whether this application parks in the shared parking lot.
+	 * @return whether its parking lot is {@link #SHARED_PARKING_LOT}
+	 */
+	public boolean isShared() {
+		return SHARED_PARKING_LOT.equals(this.parkingLot);
 	}
 
 	/**

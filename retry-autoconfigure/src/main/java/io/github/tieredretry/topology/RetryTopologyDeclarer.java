@@ -106,6 +106,22 @@ public final class RetryTopologyDeclarer {
 						+ "are parked with reason 'unroutable' when they leave their tier.");
 			}
 		}
+		for (Binding legacy : this.topology.legacyBindings()) {
+			// Bound straight to retry.unroutable by an earlier version, a parking lot
+			// would
+			// receive a copy of every application's unroutable retries.
+			try {
+				amqpAdmin.removeBinding(legacy);
+			}
+			catch (AmqpConnectException ex) {
+				throw ex;
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not remove the binding of '" + legacy.getDestination() + "' to '"
+						+ legacy.getExchange() + "' made by an earlier version (" + rootMessage(ex)
+						+ "); it receives a copy of every unroutable retry on this virtual host until it is removed.");
+			}
+		}
 		return true;
 	}
 

@@ -54,7 +54,7 @@ public final class RetryTopologyGuardian implements SmartLifecycle {
 	/**
 	 * Check the topology now and declare it again. Declaring is idempotent; it also
 	 * restores a binding that was lost with a queue deleted and recreated by hand
-	 * (without the binding from {@code retry.unroutable}, unroutable retries would be
+	 * (without the binding from {@code retry.parked}, unroutable retries would be
 	 * dropped).
 	 * @return the exchanges and queues that were missing (empty when all exist or the
 	 * broker cannot be reached)

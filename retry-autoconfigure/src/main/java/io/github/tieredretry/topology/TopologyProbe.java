@@ -71,6 +71,10 @@ final class TopologyProbe {
 			}
 			checkQueue(connection, queue, ofOtherType, topology.queueType(), conflicts);
 		}
+		Queue shared = topology.sharedParkingLot();
+		if (shared != null && !exists(connection, (channel) -> channel.queueDeclarePassive(shared.getName()))) {
+			missing.add("queue " + shared.getName());
+		}
 		return new Inspection(missing, conflicts);
 	}
 
@@ -91,6 +95,12 @@ final class TopologyProbe {
 		Map<String, Queue> ofOtherType = queuesOfOtherType(topology);
 		for (Queue queue : topology.queues()) {
 			checkQueue(connection, queue, ofOtherType, topology.queueType(), conflicts);
+		}
+		Queue shared = topology.sharedParkingLot();
+		if (shared != null && !exists(connection, (channel) -> channel.queueDeclarePassive(shared.getName()))) {
+			// Any type will do: another application (or another version) may have
+			// declared it first, or does so just now.
+			attempt(connection, declaration(shared));
 		}
 		return conflicts;
 	}

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.tuple;
 class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSupport {
 
 	@Test
-	void declarablesAreThreeExchangesTheTierQueuesAndTheParkingLot() {
+	void declarablesAreFiveExchangesTheTierQueuesAndTheParkingLot() {
 		this.contextRunner.withPropertyValues("retry.tiers=1500ms,10s,2m", "retry.queue-type=classic")
 			.run((context) -> {
 				RetryDeclarables declarables = checked(context);
@@ -31,7 +31,9 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 					.extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
 					.containsExactlyInAnyOrder(tuple("retry.delay", ExchangeTypes.HEADERS, true),
 							tuple("retry.return", ExchangeTypes.DIRECT, true),
-							tuple("retry.unroutable", ExchangeTypes.FANOUT, true));
+							tuple("retry.unroutable", ExchangeTypes.FANOUT, true),
+							tuple("retry.parked", ExchangeTypes.HEADERS, true),
+							tuple("retry.unclaimed", ExchangeTypes.FANOUT, true));
 				Exchange returns = declared(declarables, Exchange.class).stream()
 					.filter((exchange) -> exchange.getName().equals("retry.return"))
 					.findFirst()
@@ -72,10 +74,29 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 						(binding) -> binding.getArguments().get("x-match"))
 				.containsExactlyInAnyOrder(tuple("retry.delay.1s", "1s", "all"),
 						tuple("retry.delay.90s", "90s", "all"));
-			assertThat(bindings).filteredOn((binding) -> binding.getExchange().equals("retry.unroutable"))
+			assertThat(bindings).filteredOn((binding) -> binding.getExchange().equals("retry.parked"))
 				.extracting(Binding::getDestination)
 				.containsExactly("retry.parking-lot");
 		});
+	}
+
+	@Test
+	void theParkingLotIsNamedAfterTheApplicationUnlessSet() {
+		this.contextRunner.withPropertyValues("spring.application.name=billing").run((context) -> {
+			RetryTopology topology = context.getBean(RetryTopology.class);
+			assertThat(topology.parkingLot()).isEqualTo("retry.parking-lot.billing");
+			assertThat(queueNames(checked(context))).contains("retry.parking-lot.billing")
+				.doesNotContain("retry.parking-lot");
+			assertThat(declared(checked(context), Binding.class))
+				.filteredOn((binding) -> binding.getExchange().equals("retry.parked"))
+				.singleElement()
+				.satisfies((binding) -> assertThat(binding.getArguments()).containsEntry("retry-parking-lot",
+						"retry.parking-lot.billing"));
+		});
+		this.contextRunner.withPropertyValues("spring.application.name=billing", "retry.parking-lot=billing.parked")
+			.run((context) -> assertThat(context.getBean(RetryTopology.class).parkingLot())
+				.isEqualTo("billing.parked"));
+		this.contextRunner.run((context) -> assertThat(context.getBean(RetryTopology.class).isShared()).isTrue());
 	}
 
 	@Test
@@ -102,7 +123,7 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 				.containsExactlyElementsOf(declared(declarables, Exchange.class));
 			assertThat(declarables.getDeclarablesByType(Queue.class))
 				.containsExactlyElementsOf(declared(declarables, Queue.class));
-			assertThat(declarables.getDeclarablesByType(Binding.class)).hasSize(8)
+			assertThat(declarables.getDeclarablesByType(Binding.class)).hasSize(10)
 				.containsExactlyElementsOf(declared(declarables, Binding.class));
 		});
 	}
@@ -113,7 +134,7 @@ class RetryDeclarablesAutoConfigurationTests extends AutoConfigurationTestSuppor
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				RetryDeclarables declarables = checked(context);
-				assertThat(declared(declarables, Exchange.class)).hasSize(3);
+				assertThat(declared(declarables, Exchange.class)).hasSize(5);
 				assertThat(declared(declarables, Binding.class))
 					.filteredOn((binding) -> binding.getExchange().equals("retry.return"))
 					.extracting(Binding::getDestination, Binding::getRoutingKey)

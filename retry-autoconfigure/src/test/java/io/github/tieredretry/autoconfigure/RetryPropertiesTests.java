@@ -40,8 +40,8 @@ class RetryPropertiesTests {
 	@Test
 	void metadataDefaultsAreTheDefaultsInForce() throws IOException {
 		Map<String, Object> defaults = metadataDefaults();
-		assertThat(defaults).containsKeys("retry.enabled", "retry.tiers", "retry.queue-type", "retry.parking-lot",
-				"retry.publish.confirm-timeout", "retry.topology.check-interval");
+		assertThat(defaults).containsKeys("retry.enabled", "retry.tiers", "retry.queue-type",
+				"retry.adopt-shared-parking-lot", "retry.publish.confirm-timeout", "retry.topology.check-interval");
 		defaults.forEach((name, value) -> assertThat(bind(name, text(value))).as("metadata default of %s", name)
 			.isEqualTo(defaultInForce(name)));
 	}

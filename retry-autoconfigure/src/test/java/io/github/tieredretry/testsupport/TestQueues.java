@@ -143,8 +143,9 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	public void afterAll(ExtensionContext context) {
 		// Deleted when the class's extension context closes, after the Spring test
 		// framework has closed the (dirtied) application: its running listener containers
-		// and admin would declare the queues again, and a parking lot left behind
-		// collects copies of other tests' unroutable retries.
+		// and admin would declare the queues again, and no test may leave queues behind
+		// on
+		// the shared broker.
 		AutoCloseable deleteQueues = () -> {
 			try (BrokerClient client = new BrokerClient()) {
 				this.names.forEach(client::deleteQueue);

@@ -2,13 +2,13 @@ package io.github.tieredretry.topology;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import io.github.tieredretry.policy.TierLadder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;
-import org.springframework.amqp.core.DirectExchange;
 import org.springframework.amqp.core.Exchange;
 import org.springframework.amqp.core.ExchangeTypes;
 import org.springframework.amqp.core.Queue;
@@ -27,19 +27,64 @@ class RetryTopologyTests {
 		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(10), Duration.ofMinutes(2)));
 
 	@Test
-	void threeDurableExchangesRouteToTheTiersBackToTheWorkQueueOrToTheParkingLot() {
-		RetryTopology topology = new RetryTopology(TIERS, QueueType.CLASSIC, "retry.parking-lot");
+	void fiveDurableExchangesRouteToTheTiersBackToTheWorkQueueOrToAParkingLot() {
+		RetryTopology topology = new RetryTopology(TIERS, QueueType.CLASSIC, "retry.parking-lot.orders");
 
 		assertThat(topology.exchanges()).extracting(Exchange::getName, Exchange::getType, Exchange::isDurable)
 			.containsExactly(tuple("retry.delay", ExchangeTypes.HEADERS, true),
 					tuple("retry.return", ExchangeTypes.DIRECT, true),
-					tuple("retry.unroutable", ExchangeTypes.FANOUT, true));
-		DirectExchange returns = (DirectExchange) topology.exchanges()
-			.stream()
-			.filter((exchange) -> exchange.getName().equals(RetryTopology.RETURN_EXCHANGE))
-			.findFirst()
-			.orElseThrow();
-		assertThat(returns.getArguments()).containsEntry("alternate-exchange", RetryTopology.UNROUTABLE_EXCHANGE);
+					tuple("retry.unroutable", ExchangeTypes.FANOUT, true),
+					tuple("retry.parked", ExchangeTypes.HEADERS, true),
+					tuple("retry.unclaimed", ExchangeTypes.FANOUT, true));
+		assertThat(exchange(topology, RetryTopology.RETURN_EXCHANGE).getArguments())
+			.containsOnly(entry("alternate-exchange", RetryTopology.UNROUTABLE_EXCHANGE));
+		assertThat(exchange(topology, RetryTopology.PARKED_EXCHANGE).getArguments())
+			.containsOnly(entry("alternate-exchange", RetryTopology.UNCLAIMED_EXCHANGE));
+	}
+
+	@Test
+	void anUnroutableRetryGoesToTheParkingLotItsHeaderNamesOrElseToTheSharedOne() {
+		RetryTopology topology = new RetryTopology(TIERS, QueueType.CLASSIC, "retry.parking-lot.orders");
+
+		assertThat(topology.bindings())
+			.extracting(Binding::getExchange, Binding::getDestination, Binding::getDestinationType,
+					Binding::getArguments)
+			.startsWith(tuple("retry.unroutable", "retry.parked", Binding.DestinationType.EXCHANGE, Map.of()),
+					tuple("retry.parked", "retry.parking-lot.orders", Binding.DestinationType.QUEUE,
+							Map.of("x-match", "all", "retry-parking-lot", "retry.parking-lot.orders")),
+					tuple("retry.unclaimed", "retry.parking-lot", Binding.DestinationType.QUEUE, Map.of()));
+		// The shared parking lot is not this application's: declared apart, whatever its
+		// type, and its binding never breaks a declaration.
+		assertThat(topology.isShared()).isFalse();
+		assertThat(topology.queues()).extracting(Queue::getName).doesNotContain("retry.parking-lot");
+		assertThat(topology.sharedParkingLot()).isNotNull()
+			.satisfies((shared) -> assertThat(shared.getName()).isEqualTo("retry.parking-lot"));
+		assertThat(topology.bindings().get(2).isIgnoreDeclarationExceptions()).isTrue();
+	}
+
+	@Test
+	void anApplicationWithoutAParkingLotOfItsOwnParksInTheSharedOneAndDeclaresItStrictly() {
+		RetryTopology topology = new RetryTopology(TIERS, QueueType.QUORUM, "retry.parking-lot");
+
+		assertThat(topology.isShared()).isTrue();
+		assertThat(topology.sharedParkingLot()).isNull();
+		assertThat(topology.queues()).extracting(Queue::getName).containsOnlyOnce("retry.parking-lot");
+		assertThat(topology.bindings()).filteredOn((binding) -> binding.getExchange().equals("retry.unclaimed"))
+			.singleElement()
+			.satisfies((binding) -> assertThat(binding.isIgnoreDeclarationExceptions()).isFalse());
+		assertThat(topology.legacyBindings()).extracting(Binding::getExchange, Binding::getDestination)
+			.containsExactly(tuple("retry.unroutable", "retry.parking-lot"));
+	}
+
+	@Test
+	void theBindingsOfEarlierVersionsThatCopiedEveryUnroutableRetryIntoAParkingLotAreRemoved() {
+		RetryTopology topology = new RetryTopology(TIERS, QueueType.CLASSIC, "retry.parking-lot.orders");
+
+		assertThat(topology.legacyBindings()).extracting(Binding::getExchange, Binding::getDestination)
+			.containsExactly(tuple("retry.unroutable", "retry.parking-lot.orders"),
+					tuple("retry.unroutable", "retry.parking-lot"));
+		assertThat(topology.bindings()).noneMatch((binding) -> binding.getExchange().equals("retry.unroutable")
+				&& binding.getDestinationType() == Binding.DestinationType.QUEUE);
 	}
 
 	@Test
@@ -87,16 +132,14 @@ class RetryTopologyTests {
 	}
 
 	@Test
-	void eachTierIsBoundToTheDelayExchangeByItsTierHeaderAndTheParkingLotCatchesTheUnroutable() {
+	void eachTierIsBoundToTheDelayExchangeByItsTierHeader() {
 		RetryTopology topology = new RetryTopology(TIERS, QueueType.CLASSIC, "retry.parking-lot");
 
-		assertThat(topology.bindings())
-			.extracting(Binding::getExchange, Binding::getDestination, Binding::getRoutingKey)
-			.containsExactly(tuple("retry.unroutable", "retry.parking-lot", ""),
-					tuple("retry.delay", "retry.delay.1s", ""), tuple("retry.delay", "retry.delay.10s", ""),
-					tuple("retry.delay", "retry.delay.2m", ""));
-		Binding tenSeconds = topology.bindings().get(2);
-		assertThat(tenSeconds.getArguments()).containsOnly(entry("x-match", "all"), entry("retry-tier", "10s"));
+		assertThat(topology.bindings()).filteredOn((binding) -> binding.getExchange().equals("retry.delay"))
+			.extracting(Binding::getDestination, Binding::getRoutingKey, Binding::getArguments)
+			.containsExactly(tuple("retry.delay.1s", "", Map.of("x-match", "all", "retry-tier", "1s")),
+					tuple("retry.delay.10s", "", Map.of("x-match", "all", "retry-tier", "10s")),
+					tuple("retry.delay.2m", "", Map.of("x-match", "all", "retry-tier", "2m")));
 	}
 
 	@Test
@@ -124,12 +167,20 @@ class RetryTopologyTests {
 
 		Binding orders = topology.registerWorkQueue("orders");
 
-		assertThat(before).hasSize(3 + 4 + 4).doesNotContain(orders);
+		assertThat(before).hasSize(5 + 4 + 6).doesNotContain(orders);
 		List<Declarable> after = topology.declarables();
 		assertThat(after).hasSize(before.size() + 1).endsWith(orders);
-		assertThat(after.subList(0, 3)).allMatch(Exchange.class::isInstance);
+		assertThat(after.subList(0, 5)).allMatch(Exchange.class::isInstance);
 		assertThat(topology.queues()).extracting(Queue::getName)
 			.containsExactly("retry.parking-lot", "retry.delay.1s", "retry.delay.10s", "retry.delay.2m");
+	}
+
+	private static Exchange exchange(RetryTopology topology, String name) {
+		return topology.exchanges()
+			.stream()
+			.filter((exchange) -> exchange.getName().equals(name))
+			.findFirst()
+			.orElseThrow();
 	}
 
 	@Test

@@ -1,5 +1,11 @@
 package io.github.tieredretry.sample;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -8,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import com.jayway.jsonpath.JsonPath;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.listener.ListenerGates;
@@ -152,7 +159,9 @@ class OperationsConsoleBrowserIntegrationTests {
 			.startsWith("java.lang.IllegalStateException: <b>card declined</b>")
 			.contains("at Payments.charge(Payments.java:42)");
 		assertThat(this.browser.executeScript("return typeof window.xss")).as("no markup ran").isEqualTo("undefined");
-		assertThat(this.browser.findElements(By.cssSelector("main img, main script, main svg, main b"))).isEmpty();
+		// The trends chart is the one SVG on the page, drawn by the console itself.
+		assertThat(this.browser
+			.findElements(By.cssSelector("main img, main script, main :not(#trends-chart) > svg, main b"))).isEmpty();
 
 		// The payment provider is back: look at the outage's messages, then replay that
 		// group.
@@ -226,6 +235,60 @@ class OperationsConsoleBrowserIntegrationTests {
 		this.wait.until((browser) -> groupRows().size() == 1);
 		assertThat(count(PARKING_LOT)).isEqualTo(1);
 		assertThat(this.browser.executeScript("return typeof window.xss")).isEqualTo("undefined");
+
+		// The last 24 hours: the demo's three orders and the malformed one, parked again
+		// after its replay, were parked; two were replayed; the endpoint says the same,
+		// and so does the chart, hour by hour.
+		String trends = get("/actuator/retry/trends");
+		List<Integer> retried = JsonPath.read(trends, "$.series[?(@.queue == '" + QUEUE + "')].retried[*]");
+		List<Integer> parked = JsonPath.read(trends, "$.series[?(@.queue == '" + QUEUE + "')].parked[*]");
+		List<Integer> replayed = JsonPath.read(trends, "$.series[?(@.queue == '" + QUEUE + "')].replayed[*]");
+		assertThat(JsonPath.<List<String>>read(trends, "$.hours")).hasSize(24);
+		assertThat(JsonPath.<List<String>>read(trends, "$.series[*].listener"))
+			.containsExactly("OrderListener#onOrder");
+		assertThat(sum(parked)).isEqualTo(4);
+		assertThat(sum(replayed)).isEqualTo(2);
+		assertThat(sum(retried)).isPositive();
+		this.browser.navigate().refresh();
+		this.wait.until((browser) -> !browser.findElements(By.cssSelector("#trends tbody tr")).isEmpty());
+		WebElement row = this.browser.findElement(By.cssSelector("#trends tbody tr[data-queue='" + QUEUE + "']"));
+		assertThat(row.findElement(By.cssSelector("td.retried")).getText()).isEqualTo(String.valueOf(sum(retried)));
+		assertThat(row.findElement(By.cssSelector("td.parked")).getText()).isEqualTo("4");
+		assertThat(row.findElement(By.cssSelector("td.replayed")).getText()).isEqualTo("2");
+		assertThat(chartCounts("parked")).isEqualTo(4);
+		assertThat(chartCounts("replayed")).isEqualTo(2);
+		assertThat(chartCounts("retried")).isEqualTo(sum(retried));
+		this.browser.executeScript("document.getElementById('trends-section').scrollIntoView()");
+		HeadlessChromium.screenshot(this.browser, "trends");
+	}
+
+	private String get(String path) {
+		try {
+			HttpResponse<String> response = HttpClient.newHttpClient()
+				.send(HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build(),
+						HttpResponse.BodyHandlers.ofString());
+			assertThat(response.statusCode()).as(path).isEqualTo(200);
+			return response.body();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	// The counts the chart's bars of one kind stand for, over every hour.
+	private int chartCounts(String kind) {
+		return this.browser.findElements(By.cssSelector("#trends-chart rect." + kind))
+			.stream()
+			.mapToInt((bar) -> Integer.parseInt(bar.getAttribute("data-count")))
+			.sum();
+	}
+
+	private static int sum(List<Integer> counts) {
+		return counts.stream().mapToInt(Integer::intValue).sum();
 	}
 
 	private ParkedMessage parked(String exception) {

@@ -403,8 +403,73 @@
     }
   }
 
+  // ---- trends: retried, parked and replayed per hour of the last 24 hours ----
+  const SVG = 'http://www.w3.org/2000/svg';
+  const KINDS = ['retried', 'parked', 'replayed'];
+
+  function svg(tag, attributes, ...children) {
+    const element = document.createElementNS(SVG, tag);
+    Object.entries(attributes || {}).forEach(([name, value]) => element.setAttribute(name, String(value)));
+    children.forEach((child) => element.append(child instanceof Node ? child : document.createTextNode(String(child))));
+    return element;
+  }
+
+  function sum(values) {
+    return values.reduce((total, value) => total + value, 0);
+  }
+
+  async function refreshTrends() {
+    const trends = await api('GET', 'trends');
+    const select = document.getElementById('trends-listener');
+    const chosen = select.value;
+    const keys = trends.series.map((series) => series.queue);
+    select.replaceChildren(el('option', { value: '' }, 'all listeners'),
+      ...trends.series.map((series) => el('option', { value: series.queue, selected: series.queue === chosen },
+        (series.listener || '(no listener)') + ' · ' + series.queue)));
+    const shown = keys.includes(chosen) ? trends.series.find((series) => series.queue === chosen) : trends.total;
+    drawTrends(trends.hours, shown);
+    replaceRows('#trends', trends.series.map((series) => el('tr', { 'data-queue': series.queue },
+      el('td', {}, series.listener || '(no listener)'), el('td', {}, series.queue),
+      ...KINDS.map((kind) => el('td', { class: 'num ' + kind }, sum(series[kind]))))));
+  }
+
+  // Stacked bars, one per hour: retried at the bottom, then parked, then replayed. Every text is a text node.
+  function drawTrends(hours, series) {
+    const width = 720;
+    const height = 160;
+    const left = 36;
+    const bottom = 18;
+    const slot = (width - left) / hours.length;
+    const totals = hours.map((hour, index) => sum(KINDS.map((kind) => series[kind][index])));
+    const max = Math.max(1, ...totals);
+    const scale = (height - bottom - 8) / max;
+    const chart = svg('svg', { viewBox: '0 0 ' + width + ' ' + height, preserveAspectRatio: 'none' });
+    chart.append(svg('line', { x1: left, y1: height - bottom, x2: width, y2: height - bottom }),
+      svg('text', { x: 0, y: 12 }, max), svg('text', { x: 0, y: height - bottom }, 0));
+    hours.forEach((hour, index) => {
+      let y = height - bottom;
+      const x = left + index * slot + 2;
+      KINDS.forEach((kind) => {
+        const count = series[kind][index];
+        if (count > 0) {
+          const barHeight = Math.max(1, count * scale);
+          y -= barHeight;
+          chart.append(svg('rect', { class: kind, x: x, y: y, width: Math.max(1, slot - 4), height: barHeight,
+            'data-hour': hour, 'data-count': count }, svg('title', {}, time(hour) + ': ' + count + ' ' + kind)));
+        }
+      });
+      if (index % 3 === 0) {
+        chart.append(svg('text', { x: x, y: height - 4 }, new Date(hour).toISOString().substring(11, 16)));
+      }
+    });
+    document.getElementById('trends-chart').replaceChildren(chart);
+  }
+
+  document.getElementById('trends-listener').addEventListener('change', () => guarded(refreshTrends));
+
   async function refreshAll() {
     await refreshOverview();
+    await refreshTrends();
     await refreshGroups();
     await refreshMessages();
   }
@@ -443,7 +508,7 @@
   guarded(refreshAll);
   setInterval(() => {
     if (!document.getElementById('confirm').open) {
-      refreshOverview().catch((ex) => showError(ex.message));
+      refreshOverview().then(refreshTrends).catch((ex) => showError(ex.message));
     }
   }, 5000);
 }());
