@@ -1,10 +1,7 @@
 package io.github.tieredretry.console;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -14,6 +11,7 @@ import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.event.MessageReplayedEvent;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.policy.ParkedReason;
+import io.github.tieredretry.testsupport.MutableClock;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,35 +118,6 @@ class RetryTrendsTests {
 			counts.set(hour, counts.get(hour) + second.get(hour));
 		}
 		return counts;
-	}
-
-	private static final class MutableClock extends Clock {
-
-		private Instant now;
-
-		MutableClock(Instant now) {
-			this.now = now;
-		}
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
-		}
-
 	}
 
 }

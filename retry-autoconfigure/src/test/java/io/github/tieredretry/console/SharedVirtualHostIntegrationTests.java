@@ -20,7 +20,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
-import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
@@ -175,11 +174,7 @@ class SharedVirtualHostIntegrationTests {
 	}
 
 	private static ConfigurableApplicationContext start(Application application) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String property : TestBroker.get().springProperties()) {
-			int equals = property.indexOf('=');
-			properties.put(property.substring(0, equals), property.substring(equals + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.application.name", application.name());
 		properties.put("server.port", "0");
 		properties.put("retry.console.enabled", "true");

@@ -2,7 +2,6 @@ package io.github.tieredretry.listener;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -244,10 +243,7 @@ class AmqpClientListenerIntegrationTests {
 	}
 
 	private static Map<String, Object> properties() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.main.web-application-type", "none");
 		properties.put("test.work", WORK);
 		properties.put("test.typed", TYPED);

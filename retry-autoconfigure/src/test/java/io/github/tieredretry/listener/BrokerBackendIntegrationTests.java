@@ -1,7 +1,6 @@
 package io.github.tieredretry.listener;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -282,10 +281,7 @@ class BrokerBackendIntegrationTests {
 	}
 
 	private static Map<String, Object> startupProperties(String workQueue) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.main.web-application-type", "none");
 		properties.put("test.work", workQueue);
 		properties.put("retry.parking-lot", topology.parkingLot());

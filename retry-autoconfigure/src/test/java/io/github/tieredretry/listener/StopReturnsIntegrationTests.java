@@ -2,7 +2,6 @@ package io.github.tieredretry.listener;
 
 import java.time.Duration;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -165,10 +164,7 @@ class StopReturnsIntegrationTests {
 	}
 
 	private static Map<String, Object> properties(String queue, String container, String shape, String backend) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.main.web-application-type", "none");
 		if (container.equals("amqp10")) {
 			properties.put("test.amqp.initial-credits", "250");

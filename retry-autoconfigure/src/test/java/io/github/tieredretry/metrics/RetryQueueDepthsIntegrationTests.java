@@ -1,15 +1,14 @@
 package io.github.tieredretry.metrics;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
 import java.util.List;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.MutableClock;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
@@ -45,7 +44,7 @@ class RetryQueueDepthsIntegrationTests {
 
 	static CachingConnectionFactory connectionFactory;
 
-	MutableClock clock = new MutableClock();
+	MutableClock clock = new MutableClock(Instant.parse("2026-03-01T10:00:00Z"));
 
 	RetryQueueDepths depths;
 
@@ -154,31 +153,6 @@ class RetryQueueDepthsIntegrationTests {
 			this.broker.publish("", queue, new AMQP.BasicProperties.Builder().deliveryMode(2).build(),
 					"waiting".getBytes(StandardCharsets.UTF_8));
 		}
-	}
-
-	static final class MutableClock extends Clock {
-
-		private Instant now = Instant.parse("2026-03-01T10:00:00Z");
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneId.of("UTC");
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
-		}
-
 	}
 
 }

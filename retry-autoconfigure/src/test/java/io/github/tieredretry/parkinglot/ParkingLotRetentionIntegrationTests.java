@@ -14,7 +14,6 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
-import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -83,11 +82,7 @@ class ParkingLotRetentionIntegrationTests {
 	}
 
 	private static ConfigurableApplicationContext start(String checkInterval) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String property : TestBroker.get().springProperties()) {
-			int equals = property.indexOf('=');
-			properties.put(property.substring(0, equals), property.substring(equals + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("retry.parking-lot", PARKING_LOT);
 		properties.put("retry.tiers", "1277ms");
 		properties.put("retry.retention.max-age", "7d");

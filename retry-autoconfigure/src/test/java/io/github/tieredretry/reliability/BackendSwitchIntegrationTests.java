@@ -228,10 +228,7 @@ class BackendSwitchIntegrationTests {
 	 * {@code retry.broker.declare-queue-arguments}.
 	 */
 	private static Map<String, Object> linear(String queue) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.main.web-application-type", "none");
 		properties.put("test.work", queue);
 		properties.put("retry.parking-lot", topology.parkingLot());

@@ -1,13 +1,11 @@
 package io.github.tieredretry.reliability;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
-import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryTopology;
@@ -114,10 +112,7 @@ class TopologyConflictIntegrationTests {
 	}
 
 	private static void start(TestQueues.Topology topology, String queueType) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		for (String pair : TestBroker.get().springProperties()) {
-			properties.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
-		}
+		Map<String, Object> properties = TestApplications.brokerProperties();
 		properties.put("spring.main.web-application-type", "none");
 		properties.put("retry.queue-type", queueType);
 		properties.put("retry.tiers", topology.tiers());

@@ -1,5 +1,6 @@
 package io.github.tieredretry.testsupport;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -17,6 +18,20 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class TestApplications {
 
 	private TestApplications() {
+	}
+
+	/**
+	 * The properties that connect an application to the test broker, in a new map to add
+	 * the test's own to.
+	 * @return {@code spring.rabbitmq.*} of the {@link TestBroker}
+	 */
+	public static Map<String, Object> brokerProperties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		for (String pair : TestBroker.get().springProperties()) {
+			int equals = pair.indexOf('=');
+			properties.put(pair.substring(0, equals), pair.substring(equals + 1));
+		}
+		return properties;
 	}
 
 	/**
