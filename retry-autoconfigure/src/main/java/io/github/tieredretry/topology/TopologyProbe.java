@@ -97,9 +97,12 @@ final class TopologyProbe {
 			checkQueue(connection, queue, ofOtherType, topology.queueType(), conflicts);
 		}
 		Queue shared = topology.sharedParkingLot();
-		if (shared != null && !exists(connection, (channel) -> channel.queueDeclarePassive(shared.getName()))) {
-			// Any type will do: another application (or another version) may have
-			// declared it first, or does so just now.
+		if (shared != null) {
+			// Declared, not asked for (a passive declaration of a missing queue is an
+			// error
+			// in the broker's log); one that exists with other arguments will do as it
+			// is:
+			// another application, or an earlier version, declared it first.
 			attempt(connection, declaration(shared));
 		}
 		return conflicts;
