@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * metadata cannot list the keys of map values); {@code <name>}, {@code <ttl>} and
  * {@code *} stand for any element.
  * <p>
- * What is not a key: the names of the starter's exchanges and tier queues
+ * What is not a key: the names of the starter's exchanges, tier queues and parking lots
  * ({@link RetryTopology}), which share the {@code retry.} prefix, the value of an
  * assignment ({@code retry.parking-lot: retry.parking-lot.quorum}), and the misspelt keys
  * docs/configuration.md gives as examples of what startup refuses, which must stay
@@ -195,7 +195,9 @@ class DocumentationKeysTests {
 
 	private static boolean isBrokerObject(String name) {
 		return name.equals(RetryTopology.DELAY_EXCHANGE) || name.equals(RetryTopology.RETURN_EXCHANGE)
-				|| name.equals(RetryTopology.UNROUTABLE_EXCHANGE) || name.startsWith(RetryTopology.TIER_QUEUE_PREFIX);
+				|| name.equals(RetryTopology.UNROUTABLE_EXCHANGE) || name.equals(RetryTopology.PARKED_EXCHANGE)
+				|| name.equals(RetryTopology.UNCLAIMED_EXCHANGE) || name.startsWith(RetryTopology.TIER_QUEUE_PREFIX)
+				|| name.startsWith(RetryTopology.SHARED_PARKING_LOT + ".");
 	}
 
 	private static List<String> yamlKeys(String yaml, String location) {

@@ -12,6 +12,7 @@ import io.github.tieredretry.forwarding.RetryExecutors;
 import io.github.tieredretry.listener.DeclaredQueues;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.listener.RetryAfterResolver;
 import io.github.tieredretry.listener.RetryBackends;
 import io.github.tieredretry.listener.RetryFailureClassifier;
 import io.github.tieredretry.listener.RetryShutdown;
@@ -187,12 +188,13 @@ public final class TieredRetryAutoConfiguration {
 	RetryableListenerInstaller retryableListenerInstaller(ListenerPolicies policies, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, RetryExecutors executors,
 			RetryEventPublisher events, RetryableListenerRegistry registry, ListenerGates gates,
-			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryObservations> observations,
-			RetryBackends backends, ListableBeanFactory beanFactory) {
+			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryAfterResolver> retryAfterResolvers,
+			ObjectProvider<RetryObservations> observations, RetryBackends backends, ListableBeanFactory beanFactory) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
 		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
 				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
 				events, registry, gates, classifiers.orderedStream().toList(),
+				retryAfterResolvers.orderedStream().toList(),
 				observations.getIfAvailable(() -> RetryObservations.DISABLED), backends,
 				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()),
 				RetrySettings.asyncAttemptTimeout(properties), Clock.systemUTC());

@@ -89,7 +89,7 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 		this.runtime = runtime;
 		this.notifications = notifications;
 		this.backend = backend;
-		this.failures = new RetryableFailures(info, runtime.classifiers(), decider.policy());
+		this.failures = new RetryableFailures(info, runtime, decider.policy());
 		this.sender = sender;
 	}
 
@@ -182,7 +182,8 @@ final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 		Throwable cause = ListenerFailures.unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
-		FailureDecision decision = this.decider.afterFailure(state, retryable, now);
+		FailureDecision decision = this.decider.afterFailure(state, retryable, now,
+				retryable ? this.failures.retryAfter(cause) : null);
 		if (decision instanceof FailureDecision.Retry retry && this.backend.isBroker()) {
 			Map<String, Object> annotations = new LinkedHashMap<>();
 			// Never further ahead than a policy may wait: a delivery time centuries ahead

@@ -63,7 +63,7 @@ final class DeliveryOutcomes {
 		this.notifications = notifications;
 		this.gate = gate;
 		this.backend = backend;
-		this.failures = new RetryableFailures(info, runtime.classifiers(), decider.policy());
+		this.failures = new RetryableFailures(info, runtime, decider.policy());
 		this.inATier = new RetryWait.InATier(decider, sender);
 		this.inItsQueue = new RetryWait.InItsQueue(decider, sender);
 	}
@@ -310,7 +310,8 @@ final class DeliveryOutcomes {
 		Throwable cause = ListenerFailures.unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
-		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now);
+		FailureDecision decision = this.decider.afterFailure(delivery.state(), retryable, now,
+				retryable ? this.failures.retryAfter(cause) : null);
 		if (decision instanceof FailureDecision.Retry retry) {
 			retryWait().retry(delivery, retry, details, cause);
 			return;

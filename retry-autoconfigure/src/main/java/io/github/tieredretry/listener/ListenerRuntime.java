@@ -27,13 +27,14 @@ import io.github.tieredretry.observation.RetryObservations;
  * @param events where retry events are published
  * @param heldMessages messages that go back to their queue after a pause
  * @param classifiers the application's failure classifiers, in order
+ * @param retryAfterResolvers the application's retry-after resolvers, in order
  * @param observations observes forwards
  * @param async the attempts of asynchronous listeners that are still running
  */
 record ListenerRuntime(DeliveryCapture capture, Clock clock, MessageForwarder forwarder, RetryExecutors executors,
 		Duration failureInitialPause, Duration failureMaxPause, FailureHeaderSettings headerSettings, String parkingLot,
 		RetryEventPublisher events, HeldMessages heldMessages, List<RetryFailureClassifier> classifiers,
-		RetryObservations observations, AsyncAttempts async) {
+		List<RetryAfterResolver> retryAfterResolvers, RetryObservations observations, AsyncAttempts async) {
 
 	ForwardFailurePause newPause() {
 		return new ForwardFailurePause(this.failureInitialPause, this.failureMaxPause);

@@ -89,7 +89,12 @@ abstract sealed class RetryWait permits RetryWait.InATier, RetryWait.InItsQueue 
 	/**
 	 * The broker (RabbitMQ 4.3's delayed retry): nothing is written into the message, its
 	 * retries are the broker's count of its failed deliveries, and a retry is a
-	 * {@code basic.reject} that the queue holds for the policy's delay.
+	 * {@code basic.reject} that the queue holds for the policy's delay. A retry whose
+	 * failure chose its delay ({@link io.github.tieredretry.policy.RetryAfter}) cannot be
+	 * held for that delay by a queue whose delays are fixed: it waits in the tiers, as a
+	 * retry of the tiers does, and comes back as a new message whose headers carry its
+	 * retries. So do its later retries: the queue would hold them for the delays of its
+	 * own count, which starts again at zero, and so too early.
 	 */
 	static final class InItsQueue extends RetryWait {
 
@@ -99,6 +104,14 @@ abstract sealed class RetryWait permits RetryWait.InATier, RetryWait.InItsQueue 
 
 		@Override
 		RetryState stateOf(MessageProperties properties, String queue, long countedReturns, Instant now) {
+			RetryState fromTier = RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(),
+					queue);
+			if (fromTier.retries() > 0) {
+				// Its due time holds for its first delivery back only: a later one is a
+				// retry the broker held.
+				return new RetryState(fromTier.retries() + countedReturns, fromTier.firstFailure(),
+						(countedReturns == 0) ? fromTier.due() : null);
+			}
 			return this.decider.brokerHeldState(countedReturns, now);
 		}
 
@@ -109,6 +122,13 @@ abstract sealed class RetryWait permits RetryWait.InATier, RetryWait.InItsQueue 
 
 		@Override
 		void retry(Delivery delivery, FailureDecision.Retry retry, FailureDetails details, Throwable cause) {
+			boolean queueCountsItsRetries = delivery.state().retries() == delivery.acknowledgement().countedReturns();
+			if (retry.chosen() || !queueCountsItsRetries) {
+				this.sender.send(delivery.forward(new Forward.Retry(retry, details, cause),
+						Forward.tierQueue(retry.tier()), HeaderChanges.forRetry(delivery.queue(), retry, details)),
+						delivery.acknowledgement());
+				return;
+			}
 			this.sender.retryInItsQueue(
 					delivery.forward(new Forward.BrokerRetry(retry, details, cause), delivery.queue(),
 							HeaderChanges.forRetry(delivery.queue(), retry, details)),

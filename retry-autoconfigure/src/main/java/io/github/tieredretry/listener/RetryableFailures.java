@@ -3,6 +3,8 @@ package io.github.tieredretry.listener;
 import java.util.List;
 
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
+import io.github.tieredretry.policy.RetryAfter;
+import io.github.tieredretry.policy.RetryAfterException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -23,11 +25,40 @@ final class RetryableFailures {
 
 	private final EffectiveRetryPolicy policy;
 
-	RetryableFailures(RetryableListenerInfo info, List<RetryFailureClassifier> classifiers,
-			EffectiveRetryPolicy policy) {
+	private final List<RetryAfterResolver> retryAfterResolvers;
+
+	RetryableFailures(RetryableListenerInfo info, ListenerRuntime runtime, EffectiveRetryPolicy policy) {
 		this.info = info;
-		this.classifiers = classifiers;
+		this.classifiers = runtime.classifiers();
+		this.retryAfterResolvers = runtime.retryAfterResolvers();
 		this.policy = policy;
+	}
+
+	/**
+	 * When the failure says its message may be retried: a {@link RetryAfterException} in
+	 * its cause chain, else the first resolver's answer.
+	 * @param failure what the listener threw
+	 * @return when, or {@code null} for the policy's delay
+	 */
+	@Nullable RetryAfter retryAfter(Throwable failure) {
+		Throwable cause = ListenerFailures.unwrap(failure);
+		RetryAfter thrown = RetryAfterException.findIn(cause);
+		if (thrown != null) {
+			return thrown;
+		}
+		for (RetryAfterResolver resolver : this.retryAfterResolvers) {
+			try {
+				RetryAfter resolved = resolver.retryAfter(this.info, cause);
+				if (resolved != null) {
+					return resolved;
+				}
+			}
+			catch (RuntimeException | LinkageError | StackOverflowError ex) {
+				logger.warn("Retry-after resolver " + resolver.getClass().getName() + " threw for a failure of "
+						+ this.info.listener() + "; the policy's delay applies instead", ex);
+			}
+		}
+		return null;
 	}
 
 	boolean isRetryable(Throwable failure) {
@@ -51,6 +82,10 @@ final class RetryableFailures {
 				return false;
 			}
 		}
+		if (RetryAfterException.findIn(cause) != null && !isNoRetryOn(cause)) {
+			// The listener said when to retry: retryable, whatever retry-on lists.
+			return true;
+		}
 		try {
 			return this.policy.isRetryable(cause);
 		}
@@ -60,6 +95,18 @@ final class RetryableFailures {
 			// redelivered for ever.
 			return true;
 		}
+	}
+
+	private boolean isNoRetryOn(Throwable cause) {
+		for (Throwable current = cause; current != null; current = (current.getCause() != current) ? current.getCause()
+				: null) {
+			for (Class<? extends Throwable> type : this.policy.noRetryOn()) {
+				if (type.isInstance(current)) {
+					return true;
+				}
+			}
+		}
+		return false;
 	}
 
 	private RetryFailureClassifier.@Nullable Classification classify(RetryFailureClassifier classifier,

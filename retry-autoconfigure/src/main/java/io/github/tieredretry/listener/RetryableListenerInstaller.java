@@ -87,6 +87,7 @@ public final class RetryableListenerInstaller {
 	 * @param registry records the listeners retries were applied to
 	 * @param gates creates each listener's circuit breaker, if it has one
 	 * @param classifiers the application's failure classifiers, in order
+	 * @param retryAfterResolvers the application's retry-after resolvers, in order
 	 * @param observations observes forwards
 	 * @param backends chooses each listener's backend once the broker's version is known
 	 * @param declaredQueues the application's queue beans
@@ -96,15 +97,16 @@ public final class RetryableListenerInstaller {
 	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
 			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
 			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
-			ListenerGates gates, List<RetryFailureClassifier> classifiers, RetryObservations observations,
-			RetryBackends backends, DeclaredQueues declaredQueues, Duration asyncAttemptTimeout, Clock clock) {
+			ListenerGates gates, List<RetryFailureClassifier> classifiers, List<RetryAfterResolver> retryAfterResolvers,
+			RetryObservations observations, RetryBackends backends, DeclaredQueues declaredQueues,
+			Duration asyncAttemptTimeout, Clock clock) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
 		this.asyncAttemptTimeout = asyncAttemptTimeout;
 		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
 				failureMaxPause, headerSettings, topology.parkingLot(), events, new HeldMessages(executors),
-				List.copyOf(classifiers), observations,
+				List.copyOf(classifiers), List.copyOf(retryAfterResolvers), observations,
 				new AsyncAttempts(executors, asyncAttemptTimeout, observations));
 		this.registry = registry;
 		this.gates = gates;

@@ -22,9 +22,24 @@ public sealed interface FailureDecision permits FailureDecision.Retry, FailureDe
 	 * @param due when the listener may be invoked again, never earlier: the failure's
 	 * time plus {@code delay}
 	 * @param firstFailure when the first attempt failed
+	 * @param chosen whether the failure chose the delay ({@link RetryAfter}) rather than
+	 * the policy
 	 */
-	record Retry(long retryNumber, Duration delay, Duration tier, Instant due,
-			Instant firstFailure) implements FailureDecision {
+	record Retry(long retryNumber, Duration delay, Duration tier, Instant due, Instant firstFailure,
+			boolean chosen) implements FailureDecision {
+
+		/**
+		 * A retry after the policy's delay.
+		 * @param retryNumber the retry this schedules
+		 * @param delay the delay before this retry
+		 * @param tier the first tier that serves it
+		 * @param due when the listener may be invoked again
+		 * @param firstFailure when the first attempt failed
+		 */
+		public Retry(long retryNumber, Duration delay, Duration tier, Instant due, Instant firstFailure) {
+			this(retryNumber, delay, tier, due, firstFailure, false);
+		}
+
 	}
 
 	/**

@@ -60,7 +60,7 @@ public final class RetryDecider {
 			return null;
 		}
 		Duration remaining = Duration.between(now, due);
-		if (remaining.compareTo(this.policy.longestDelay()) > 0) {
+		if (remaining.compareTo(longestWait()) > 0) {
 			return null;
 		}
 		return this.tiers.tierFor(remaining);
@@ -107,6 +107,58 @@ public final class RetryDecider {
 	 * @return retry through a tier, or park
 	 */
 	public FailureDecision afterFailure(RetryState state, boolean retryable, Instant now) {
+		return afterFailure(state, retryable, now, null);
+	}
+
+	/**
+	 * Decide what follows a failed attempt whose failure may have chosen its retry's
+	 * delay. A chosen delay ({@link RetryAfter}) replaces the policy's for this retry,
+	 * which still counts against {@code max-retries}: without jitter unless it asks for
+	 * it, cut to {@link #longestWait()}, and a retry it would put after the policy's
+	 * timeout parks the message (reason {@code timeout}): retrying before the time the
+	 * failure named would be in vain.
+	 * @param state the message's retry state before this failure
+	 * @param retryable whether the failure may be retried at all
+	 * @param now the current time
+	 * @param chosen the delay the failure chose, or {@code null} for the policy's
+	 * @return retry through a tier, or park
+	 */
+	public FailureDecision afterFailure(RetryState state, boolean retryable, Instant now, @Nullable RetryAfter chosen) {
+		if (chosen == null || !retryable || state.retries() >= this.policy.maxRetries()) {
+			return afterFailureByPolicy(state, retryable, now);
+		}
+		Instant firstFailure = firstFailure(state, now);
+		Duration delay = chosen.delayFrom(now);
+		if (chosen.jitter()) {
+			delay = Jitter.draw(delay, this.policy.jitter(), this.random);
+		}
+		if (delay.compareTo(longestWait()) > 0) {
+			delay = longestWait();
+		}
+		Duration timeout = this.policy.timeout();
+		if (timeout != null && now.plus(delay).isAfter(firstFailure.plus(timeout))) {
+			return new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure);
+		}
+		return new FailureDecision.Retry(state.retries() + 1, delay, this.tiers.tierFor(delay), now.plus(delay),
+				firstFailure, true);
+	}
+
+	/**
+	 * The longest a retry may wait: the policy's longest delay (jitter included) or, for
+	 * an exponential back-off, its {@code max-interval} if longer. A delay a failure
+	 * chooses is cut to it, and a due time further ahead is not trusted.
+	 * @return the longest wait
+	 */
+	public Duration longestWait() {
+		Duration longest = this.policy.longestDelay();
+		if (this.policy.delays().isEmpty() && this.policy.maxRetries() > 0
+				&& this.policy.maxInterval().compareTo(longest) > 0) {
+			return this.policy.maxInterval();
+		}
+		return longest;
+	}
+
+	private FailureDecision afterFailureByPolicy(RetryState state, boolean retryable, Instant now) {
 		Instant firstFailure = firstFailure(state, now);
 		if (!retryable) {
 			return new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, firstFailure);

@@ -2,6 +2,7 @@ package io.github.tieredretry.listener;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -129,6 +130,33 @@ class AmqpClientListenerIntegrationTests {
 			.allSatisfy((tier) -> assertThat(tier.equals("broker")).isEqualTo(onTheBroker()));
 		// The queue's delivery limit is 1: three returns, none counted.
 		assertThat(queues.parkingLot(topology.parkingLot()).from(WORK)).isEmpty();
+	}
+
+	@Test
+	void aDelayTheFailureChoosesIsServedExactlyOnTheBrokerAndNeverEarlyThroughTheTiers() {
+		if (refusedBefore40()) {
+			return;
+		}
+		// Retry 1 after the 1.7 s the failure chose, retry 2 after the policy's delay.
+		String id = publish(WORK, "retry-after:1700");
+
+		await().atMost(Duration.ofSeconds(30)).until(() -> recorder().succeeded(id));
+		assertThat(recorder().of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		List<RetryScheduledEvent> retries = application.getBean(ScheduledRetries.class).of(id);
+		assertThat(retries).extracting(RetryScheduledEvent::delay)
+			.containsExactly(Duration.ofMillis(1700), topology.longTier());
+		Instant due = retries.get(0).due();
+		Instant back = recorder().of(id).get(1).at();
+		assertThat(back).isAfterOrEqualTo(due);
+		if (onTheBroker()) {
+			// The delivery time the starter gave it: exact, give or take the broker's
+			// timer and the consumer.
+			assertThat(retries.get(0).tier()).isEqualTo("broker");
+			assertThat(Duration.between(due, back)).isLessThan(Duration.ofMillis(500));
+		}
+		else {
+			assertThat(Duration.between(due, back)).isLessThan(topology.shortTier().plusSeconds(1));
+		}
 	}
 
 	@Test

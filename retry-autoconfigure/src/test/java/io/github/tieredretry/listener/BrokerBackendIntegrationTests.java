@@ -156,6 +156,26 @@ class BrokerBackendIntegrationTests {
 	}
 
 	@Test
+	void aDelayTheFailureChoosesWaitsInATierAndSoDoTheMessagesLaterRetriesNeverEarly() {
+		// Retry 1 after the 800 ms the failure chose (no queue argument can make that
+		// delay), retry 2 after the policy's 600 ms, then success.
+		String id = Messages.publish(queues.broker(), "", WORK, "retry-after:800");
+
+		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
+		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
+			.containsExactly(0L, 1L, 2L);
+		List<RetryScheduledEvent> retries = this.scheduled.of(id);
+		assertThat(retries).extracting(RetryScheduledEvent::delay)
+			.containsExactly(Duration.ofMillis(800), Duration.ofMillis(600));
+		assertThat(this.recorder.of(id).get(1).at()).isAfterOrEqualTo(retries.get(0).due());
+		assertThat(this.recorder.of(id).get(2).at()).isAfterOrEqualTo(retries.get(1).due());
+		// Through the tiers, both: the queue's own count of the message starts again at
+		// zero once it is back from a tier, and would hold retry 2 for the delay of retry
+		// 1.
+		assertThat(retries).extracting(RetryScheduledEvent::tier).doesNotContain("broker");
+	}
+
+	@Test
 	void lastFailureIsParkedWithItsRetryCount() {
 		String id = Messages.publish(queues.broker(), "", WORK, "always");
 

@@ -101,6 +101,8 @@ class RetryingMessageListenerTests {
 
 	private final List<RetryFailureClassifier> classifiers = new ArrayList<>();
 
+	private final List<RetryAfterResolver> retryAfterResolvers = new ArrayList<>();
+
 	private Duration failurePause = Duration.ZERO;
 
 	private Duration asyncAttemptTimeout = Duration.ofSeconds(5);
@@ -1101,7 +1103,7 @@ class RetryingMessageListenerTests {
 		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
 				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
 				PARKING_LOT, eventPublisher, new HeldMessages(this.executors), List.copyOf(this.classifiers),
-				RetryObservations.DISABLED,
+				List.copyOf(this.retryAfterResolvers), RetryObservations.DISABLED,
 				new AsyncAttempts(this.executors, this.asyncAttemptTimeout, RetryObservations.DISABLED));
 		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
 				eventPublisher);

@@ -329,6 +329,94 @@ class RetryDeciderTests {
 		assertThat(decider.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusMillis(18_001)), NOW)).isNull();
 	}
 
+	@Test
+	void aDelayTheFailureChoosesReplacesThePolicysForThatRetryWhichStillCounts() {
+		RetryDecider decider = decider(TIERS, delays(3, "1s", "5s", "60s"));
+		FailureDecision decision = decider.afterFailure(new RetryState(1, NOW.minusSeconds(3), null), true, NOW,
+				RetryAfter.of(Duration.ofSeconds(42)));
+		assertThat(decision).isEqualTo(new FailureDecision.Retry(2, Duration.ofSeconds(42), Duration.ofSeconds(30),
+				NOW.plusSeconds(42), NOW.minusSeconds(3), true));
+		// Arrives after its first tier, hops, and reaches the listener when due, never
+		// earlier.
+		assertThat(arrival(decider, (FailureDecision.Retry) decision)).isAfterOrEqualTo(NOW.plusSeconds(42))
+			.isBefore(NOW.plusSeconds(43));
+		// The next failure is the policy's again.
+		assertThat(decider.afterFailure(new RetryState(2, NOW.minusSeconds(3), null), true, NOW))
+			.isEqualTo(new FailureDecision.Retry(3, Duration.ofSeconds(60), Duration.ofSeconds(30), NOW.plusSeconds(60),
+					NOW.minusSeconds(3)));
+		// It is still a retry: none left, parked.
+		assertThat(decider.afterFailure(new RetryState(3, NOW.minusSeconds(3), null), true, NOW,
+				RetryAfter.of(Duration.ofSeconds(1))))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW.minusSeconds(3)));
+		// Not retryable stays not retryable.
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, false, NOW, RetryAfter.of(Duration.ofSeconds(1))))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, NOW));
+	}
+
+	@Test
+	void aTimeInThePastRetriesThroughTheSmallestTierAndOneAheadWaitsUntilThen() {
+		RetryDecider decider = decider(TIERS, delays(3, "10s"));
+		FailureDecision.Retry past = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW,
+				RetryAfter.at(NOW.minusSeconds(5)));
+		assertThat(past.delay()).isZero();
+		assertThat(past.tier()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(past.due()).isEqualTo(NOW);
+		FailureDecision.Retry ahead = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW,
+				RetryAfter.at(NOW.plusMillis(7_250)));
+		assertThat(ahead.delay()).isEqualTo(Duration.ofMillis(7_250));
+		assertThat(ahead.due()).isEqualTo(NOW.plusMillis(7_250));
+	}
+
+	@Test
+	void aChosenDelayIsCutToThePolicysLongestWaitWhichForAnExponentialPolicyIsItsMaxInterval() {
+		RetryDecider listed = decider(TIERS, delays(3, "1s", "5s", "20s"));
+		assertThat(listed.longestWait()).isEqualTo(Duration.ofSeconds(20));
+		assertThat(((FailureDecision.Retry) listed.afterFailure(RetryState.FIRST_DELIVERY, true, NOW,
+				RetryAfter.of(Duration.ofHours(1))))
+			.delay()).isEqualTo(Duration.ofSeconds(20));
+		RetryDecider exponential = decider(TIERS, exponential(3, Duration.ofSeconds(1), 2.0, Duration.ofSeconds(90)));
+		assertThat(exponential.longestWait()).isEqualTo(Duration.ofSeconds(90));
+		FailureDecision.Retry cut = (FailureDecision.Retry) exponential.afterFailure(RetryState.FIRST_DELIVERY, true,
+				NOW, RetryAfter.of(Duration.ofMinutes(5)));
+		assertThat(cut.delay()).isEqualTo(Duration.ofSeconds(90));
+		// Its due time, beyond the policy's own longest delay (4 s), is trusted on
+		// arrival.
+		assertThat(exponential.tierForEarlyArrival(new RetryState(1, NOW, cut.due()), NOW.plusSeconds(30)))
+			.isEqualTo(Duration.ofSeconds(30));
+		assertThat(exponential.tierForEarlyArrival(new RetryState(1, NOW, NOW.plusSeconds(91)), NOW)).isNull();
+	}
+
+	@Test
+	void aChosenDelayPastTheTimeoutParksTheMessageAsTimedOut() {
+		RetryDecider decider = decider(TIERS, withTimeout(5, Duration.ofSeconds(30), "1s", "20s"));
+		Instant firstFailure = NOW.minusSeconds(20);
+		assertThat(decider.afterFailure(new RetryState(1, firstFailure, null), true, NOW,
+				RetryAfter.of(Duration.ofSeconds(11))))
+			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure));
+		assertThat(decider.afterFailure(new RetryState(1, firstFailure, null), true, NOW,
+				RetryAfter.of(Duration.ofSeconds(10))))
+			.isInstanceOf(FailureDecision.Retry.class);
+	}
+
+	@Test
+	void jitterAppliesToAChosenDelayOnlyWhenAsked() {
+		EffectiveRetryPolicy policy = withJitter(0.5, "10s", "10s");
+		RetryDecider decider = new RetryDecider(TIERS, policy, new SplittableRandom(7));
+		Set<Duration> exact = new TreeSet<>();
+		Set<Duration> jittered = new TreeSet<>();
+		for (int draw = 0; draw < 50; draw++) {
+			exact.add(((FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW,
+					RetryAfter.of(Duration.ofSeconds(8))))
+				.delay());
+			jittered.add(((FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW,
+					RetryAfter.of(Duration.ofSeconds(8)).withJitter()))
+				.delay());
+		}
+		assertThat(exact).containsExactly(Duration.ofSeconds(8));
+		assertThat(jittered).hasSizeGreaterThan(10)
+			.allSatisfy((delay) -> assertThat(delay).isBetween(Duration.ofSeconds(4), Duration.ofSeconds(12)));
+	}
+
 	// When a retry reaches the listener: its first tier, then hops until it is due.
 	private static Instant arrival(RetryDecider decider, FailureDecision.Retry retry) {
 		RetryState state = new RetryState(retry.retryNumber(), retry.firstFailure(), retry.due());

@@ -1,6 +1,9 @@
 package io.github.tieredretry.testsupport;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+import io.github.tieredretry.policy.RetryAfterException;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.ImmediateAcknowledgeAmqpException;
@@ -20,7 +23,9 @@ import org.springframework.amqp.core.Message;
  * {@code dont-requeue} its {@link AmqpRejectAndDontRequeueException},
  * {@code stack-overflow} recurses until a {@link StackOverflowError},
  * {@code broken-exception} throws a {@link BrokenException} whose message and string form
- * throw. Every invocation is recorded with the message's properties.
+ * throw, {@code retry-after:MILLIS} throws a {@link RetryAfterException} of that many
+ * milliseconds on the first invocation, then fails plainly before retry 2. Every
+ * invocation is recorded with the message's properties.
  */
 public final class Script {
 
@@ -41,10 +46,12 @@ public final class Script {
 		String script = (header != null) ? header.toString() : new String(message.getBody(), StandardCharsets.UTF_8);
 		int attempt = recorder.count(id) + 1;
 		boolean reject = script.equals("reject");
+		boolean retryAfter = script.startsWith("retry-after:");
 		boolean requeue = script.equals("requeue-once") && attempt == 1;
 		boolean fail = reject || requeue || script.equals("always") || script.equals("ack-now")
 				|| script.equals("dont-requeue") || script.equals("stack-overflow") || script.equals("broken-exception")
 				|| (script.startsWith("fail:") && attempt <= count(script, "fail:"))
+				|| (retryAfter && message.getMessageProperties().getRetryCount() < 2)
 				|| (script.startsWith("fail-until-retry:")
 						&& message.getMessageProperties().getRetryCount() < count(script, "fail-until-retry:"));
 		recorder.record(message, !fail);
@@ -59,6 +66,9 @@ public final class Script {
 		}
 		if (reject) {
 			throw new IllegalArgumentException("scripted rejection");
+		}
+		if (retryAfter && attempt == 1) {
+			throw new RetryAfterException(Duration.ofMillis(count(script, "retry-after:")), "scripted: retry later");
 		}
 		if (script.equals("stack-overflow")) {
 			recurse(0);
