@@ -188,7 +188,8 @@ class OperationsConsoleBrowserIntegrationTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.ledger.paidCount() == 15);
 		this.wait.until(ExpectedConditions.textToBe(By.id("replay-state"), "finished"));
 		this.wait.until((browser) -> groupRows().size() == 3);
-		assertThat(this.browser.findElement(By.id("replay-moved")).getText()).isEqualTo("1 moved");
+		// Waited for, not read once: the page renders the replay anew as it polls it.
+		this.wait.until(ExpectedConditions.textToBe(By.id("replay-moved"), "1 moved"));
 		this.wait
 			.until(ExpectedConditions.textToBePresentInElementLocated(By.id("summary"), PARKING_LOT + ": 3 parked"));
 		HeadlessChromium.screenshot(this.browser, "replayed");
@@ -251,13 +252,12 @@ class OperationsConsoleBrowserIntegrationTests {
 		assertThat(sum(retried)).isPositive();
 		this.browser.navigate().refresh();
 		this.wait.until((browser) -> !browser.findElements(By.cssSelector("#trends tbody tr")).isEmpty());
-		WebElement row = this.browser.findElement(By.cssSelector("#trends tbody tr[data-queue='" + QUEUE + "']"));
-		assertThat(row.findElement(By.cssSelector("td.retried")).getText()).isEqualTo(String.valueOf(sum(retried)));
-		assertThat(row.findElement(By.cssSelector("td.parked")).getText()).isEqualTo("4");
-		assertThat(row.findElement(By.cssSelector("td.replayed")).getText()).isEqualTo("2");
-		assertThat(chartCounts("parked")).isEqualTo(4);
-		assertThat(chartCounts("replayed")).isEqualTo(2);
-		assertThat(chartCounts("retried")).isEqualTo(sum(retried));
+		// The page draws the trends anew every 5 s: each read is retried on a stale
+		// element.
+		List<String> expected = List.of(String.valueOf(sum(retried)), "4", "2");
+		this.wait.until((browser) -> trendCells().equals(expected));
+		this.wait.until((browser) -> chartCounts("parked") == 4 && chartCounts("replayed") == 2
+				&& chartCounts("retried") == sum(retried));
 		this.browser.executeScript("document.getElementById('trends-section').scrollIntoView()");
 		HeadlessChromium.screenshot(this.browser, "trends");
 	}
@@ -277,6 +277,14 @@ class OperationsConsoleBrowserIntegrationTests {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	// The trends table's retried, parked and replayed counts of the test's queue.
+	private List<String> trendCells() {
+		WebElement row = this.browser.findElement(By.cssSelector("#trends tbody tr[data-queue='" + QUEUE + "']"));
+		return List.of(row.findElement(By.cssSelector("td.retried")).getText(),
+				row.findElement(By.cssSelector("td.parked")).getText(),
+				row.findElement(By.cssSelector("td.replayed")).getText());
 	}
 
 	// The counts the chart's bars of one kind stand for, over every hour.
