@@ -478,14 +478,16 @@ final class RunContext implements AutoCloseable {
 
 	/**
 	 * Note the retry topology an application is about to declare, so that the end of the
-	 * run removes what the run created: the parking lot (its own), the tiers and the
-	 * retry exchanges if they did not exist.
+	 * run removes what the run created: the parking lot (its own), the tiers, the shared
+	 * parking lot and the retry exchanges if they did not exist.
 	 * @param tiers the application's tiers
 	 * @param parkingLot its parking lot, a name unique to this run
 	 */
 	void noteRetryTopology(Collection<Duration> tiers, String parkingLot) {
-		this.broker.noteSharedObjects(tiers.stream().map(RetryTopology::tierQueueName).toList(), List
-			.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE));
+		List<String> sharedQueues = new ArrayList<>(tiers.stream().map(RetryTopology::tierQueueName).toList());
+		sharedQueues.add(RetryTopology.SHARED_PARKING_LOT);
+		this.broker.noteSharedObjects(sharedQueues, List.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE,
+				RetryTopology.UNROUTABLE_EXCHANGE, RetryTopology.PARKED_EXCHANGE, RetryTopology.UNCLAIMED_EXCHANGE));
 		this.broker.ownQueueDeclaredElsewhere(parkingLot);
 	}
 

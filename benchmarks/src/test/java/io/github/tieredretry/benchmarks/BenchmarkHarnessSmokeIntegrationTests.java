@@ -89,7 +89,11 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		TopologyResult topology = results.topology();
 		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
 		int listeners = settings.topologyListeners();
-		assertThat(topology.tiered()).isEqualTo(new ObjectCounts(tiers + 1, 3, tiers + 1 + listeners));
+		// The tiers and the parking lot; five exchanges; a binding per tier, per work
+		// queue,
+		// and three for the parking lots (retry.unroutable to retry.parked, the
+		// application's parking lot to it, the shared one to retry.unclaimed).
+		assertThat(topology.tiered()).isEqualTo(new ObjectCounts(tiers + 1, 5, tiers + 3 + listeners));
 		assertThat(topology.perQueue()).isEqualTo(new ObjectCounts(listeners * (tiers + 1), 0, 0));
 		assertThat(topology.verifiedOnBroker()).isTrue();
 
