@@ -89,11 +89,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		TopologyResult topology = results.topology();
 		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
 		int listeners = settings.topologyListeners();
-		// The tiers and the parking lot; five exchanges; a binding per tier, per work
-		// queue,
-		// and three for the parking lots (retry.unroutable to retry.parked, the
-		// application's parking lot to it, the shared one to retry.unclaimed).
-		assertThat(topology.tiered()).isEqualTo(new ObjectCounts(tiers + 1, 5, tiers + 3 + listeners));
+		assertThat(topology.tiered()).isEqualTo(retryObjects(tiers, listeners));
 		assertThat(topology.perQueue()).isEqualTo(new ObjectCounts(listeners * (tiers + 1), 0, 0));
 		assertThat(topology.verifiedOnBroker()).isTrue();
 
@@ -171,6 +167,14 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		}
 	}
 
+	// What an application declares for its listeners' retries: the tiers and its parking
+	// lot; five exchanges; a binding per tier, per work queue, and three for the parking
+	// lots (retry.unroutable to retry.parked, the application's parking lot to it, the
+	// shared one to retry.unclaimed).
+	private static ObjectCounts retryObjects(int tiers, int listeners) {
+		return new ObjectCounts(tiers + 1, 5, tiers + 3 + listeners);
+	}
+
 	// RabbitMQ 4.3: every side measured, every retry where its backend keeps it, none
 	// early (the AMQP 1.0 client's too); on the broker backend the starter declares
 	// what it declares on the tiers.
@@ -201,7 +205,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BrokerBackendResult.Topology topology = brokerBackend.topology();
 		int tiers = BenchmarkSettings.TOPOLOGY_TIERS.size();
 		int listeners = settings.topologyListeners();
-		assertThat(topology.onTiers()).isEqualTo(new ObjectCounts(tiers + 1, 3, tiers + 1 + listeners));
+		assertThat(topology.onTiers()).isEqualTo(retryObjects(tiers, listeners));
 		assertThat(topology.onBroker()).isEqualTo(topology.onTiers());
 		assertThat(topology.listenersOnTheBroker()).isEqualTo(listeners);
 		assertThat(topology.verifiedOnBroker()).isTrue();
