@@ -82,7 +82,7 @@ final class RetryableFailures {
 				return false;
 			}
 		}
-		if (RetryAfterException.findIn(cause) != null && !isNoRetryOn(cause)) {
+		if (RetryAfterException.findIn(cause) != null && !this.policy.isNoRetryOn(cause)) {
 			// The listener said when to retry: retryable, whatever retry-on lists.
 			return true;
 		}
@@ -95,18 +95,6 @@ final class RetryableFailures {
 			// redelivered for ever.
 			return true;
 		}
-	}
-
-	private boolean isNoRetryOn(Throwable cause) {
-		for (Throwable current = cause; current != null; current = (current.getCause() != current) ? current.getCause()
-				: null) {
-			for (Class<? extends Throwable> type : this.policy.noRetryOn()) {
-				if (type.isInstance(current)) {
-					return true;
-				}
-			}
-		}
-		return false;
 	}
 
 	private RetryFailureClassifier.@Nullable Classification classify(RetryFailureClassifier classifier,

@@ -46,6 +46,9 @@ public final class EffectiveRetryPolicy {
 
 	private final List<Class<? extends Throwable>> noRetryOn;
 
+	// no-retry-on alone, matched as retryPolicy matches it.
+	private final RetryPolicy noRetryOnPolicy;
+
 	private final double jitter;
 
 	private final RetryPolicy retryPolicy;
@@ -115,6 +118,7 @@ public final class EffectiveRetryPolicy {
 			.includes(new ArrayList<>(this.retryOn))
 			.excludes(new ArrayList<>(this.noRetryOn))
 			.build();
+		this.noRetryOnPolicy = RetryPolicy.builder().excludes(new ArrayList<>(this.noRetryOn)).build();
 		this.longestDelay = computeLongestDelay();
 	}
 
@@ -127,6 +131,17 @@ public final class EffectiveRetryPolicy {
 	 */
 	public boolean isRetryable(Throwable failure) {
 		return this.retryPolicy.shouldRetry(failure);
+	}
+
+	/**
+	 * Whether the policy's {@code no-retry-on} names a failure (matched through the cause
+	 * chain, as {@link #isRetryable(Throwable)} matches it), whatever {@code retry-on}
+	 * says.
+	 * @param failure the listener's exception
+	 * @return whether {@code no-retry-on} excludes it
+	 */
+	public boolean isNoRetryOn(Throwable failure) {
+		return !this.noRetryOnPolicy.shouldRetry(failure);
 	}
 
 	/**

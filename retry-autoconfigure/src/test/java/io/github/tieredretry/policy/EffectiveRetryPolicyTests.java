@@ -46,6 +46,16 @@ class EffectiveRetryPolicyTests {
 	}
 
 	@Test
+	void noRetryOnNamesAFailureThroughItsCauseChainWhateverRetryOnSays() {
+		EffectiveRetryPolicy policy = new EffectiveRetryPolicy(3, List.of(Duration.ofSeconds(3)), Duration.ofSeconds(1),
+				2.0, Duration.ofHours(1), 0, null, List.of(IllegalStateException.class),
+				List.of(IllegalArgumentException.class));
+		assertThat(policy.isNoRetryOn(new RuntimeException(new IllegalArgumentException("wrapped")))).isTrue();
+		assertThat(policy.isNoRetryOn(new UnsupportedOperationException())).isFalse();
+		assertThat(policy.isRetryable(new UnsupportedOperationException())).isFalse();
+	}
+
+	@Test
 	void zeroExplicitDelayIsAllowed() {
 		assertThat(withDelays(1, Duration.ZERO).delayBeforeRetry(1)).isEqualTo(Duration.ZERO);
 	}
