@@ -1,5 +1,6 @@
 package io.github.tieredretry.autoconfigure;
 
+import io.github.tieredretry.delayedsend.ScheduledCounts;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.metrics.BreakerMetrics;
@@ -7,6 +8,7 @@ import io.github.tieredretry.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.metrics.RetryEventMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
 import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.metrics.ScheduledSendMetrics;
 import io.github.tieredretry.topology.RetryTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -22,10 +24,13 @@ import org.springframework.context.annotation.Bean;
  * {@code rabbitmq.retry.recovery} and {@code rabbitmq.retry.delay}, gauge
  * {@code rabbitmq.retry.depth} and the publisher's blocked state
  * ({@code rabbitmq.retry.publisher.blocked}, {@code rabbitmq.retry.publisher.blocks}),
- * when a {@link MeterRegistry} is available and {@code retry.metrics.enabled} is not
+ * the delayed sends waiting per tier ({@code rabbitmq.retry.scheduled}), when a
+ * {@link MeterRegistry} is available and {@code retry.metrics.enabled} is not
  * {@code false}.
  */
-@AutoConfiguration(after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class },
+@AutoConfiguration(
+		after = { TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class,
+				DelayedSendAutoConfiguration.class },
 		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean({ MeterRegistry.class, RetryTopology.class })
@@ -50,6 +55,13 @@ public final class RetryMetricsAutoConfiguration {
 	@ConditionalOnBean(PublisherBlockedState.class)
 	PublisherBlockedMetrics retryPublisherBlockedMetrics(PublisherBlockedState state) {
 		return new PublisherBlockedMetrics(state);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ScheduledCounts.class)
+	ScheduledSendMetrics retryScheduledSendMetrics(ScheduledCounts counts) {
+		return new ScheduledSendMetrics(counts);
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import com.rabbitmq.client.Channel;
 import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.console.RetryTrends;
+import io.github.tieredretry.delayedsend.ScheduledCounts;
 import io.github.tieredretry.event.RetryEventPublisher;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.listener.ListenerGates;
@@ -69,9 +70,10 @@ public final class RetryOperationsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryOverview retryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
 			ParkingLotService parkingLot, ObjectProvider<ListenerGates> breakers,
-			ObjectProvider<RetryBackends> backends, RetryTrends trends) {
+			ObjectProvider<RetryBackends> backends, RetryTrends trends, ObjectProvider<ScheduledCounts> scheduled) {
 		return new RetryOverview(topology, listeners, depths, parkingLot,
-				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable(), trends);
+				breakers.getIfAvailable(() -> ListenerGates.WITHOUT_BREAKERS), backends.getIfAvailable(), trends,
+				scheduled.getIfAvailable());
 	}
 
 	@Bean

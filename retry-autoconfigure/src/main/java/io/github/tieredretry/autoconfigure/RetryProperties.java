@@ -300,6 +300,8 @@ public class RetryProperties {
 
 	private final Async async = new Async();
 
+	private final DelayedSend delayedSend = new DelayedSend();
+
 	public Replay getReplay() {
 		return this.replay;
 	}
@@ -310,6 +312,10 @@ public class RetryProperties {
 
 	public Broker getBroker() {
 		return this.broker;
+	}
+
+	public DelayedSend getDelayedSend() {
+		return this.delayedSend;
 	}
 
 	public Async getAsync() {
@@ -337,6 +343,45 @@ public class RetryProperties {
 
 		public void setAttemptTimeout(Duration attemptTimeout) {
 			this.attemptTimeout = attemptTimeout;
+		}
+
+	}
+
+	/**
+	 * Delayed sends (the DelayedSender bean): messages published to an exchange after a
+	 * delay, through the tiers and this application's scheduled queue.
+	 */
+	public static class DelayedSend {
+
+		/**
+		 * Whether to offer the DelayedSender bean and consume the scheduled queue, where
+		 * the tiers return delayed sends to be sent on once due. Every instance of an
+		 * application that sends delayed messages must keep it on: delayed sends wait in
+		 * the scheduled queue while none consumes it.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The scheduled queue, which the tiers return delayed sends to. Default:
+		 * 'retry.scheduled.' followed by spring.application.name, or 'retry.scheduled'
+		 * for an application without a name.
+		 */
+		private @Nullable String queue;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public @Nullable String getQueue() {
+			return this.queue;
+		}
+
+		public void setQueue(@Nullable String queue) {
+			this.queue = queue;
 		}
 
 	}

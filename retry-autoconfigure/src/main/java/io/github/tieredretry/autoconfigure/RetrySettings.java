@@ -69,14 +69,46 @@ final class RetrySettings {
 		return checkedParkingLot(name, "retry.parking-lot", name);
 	}
 
+	/** The scheduled queue of applications without a name. */
+	static final String SCHEDULED_QUEUE = "retry.scheduled";
+
+	/**
+	 * The name of this application's scheduled queue: {@code retry.delayed-send.queue} as
+	 * set, else {@code retry.scheduled.} followed by {@code spring.application.name},
+	 * else {@code retry.scheduled}.
+	 * @param properties the properties
+	 * @param applicationName {@code spring.application.name}, or {@code null}
+	 * @return the name
+	 */
+	static String scheduledQueue(RetryProperties properties, @Nullable String applicationName) {
+		String name = properties.getDelayedSend().getQueue();
+		if (name == null) {
+			return (applicationName != null && !applicationName.isBlank())
+					? checkedQueueName(SCHEDULED_QUEUE + "." + applicationName.strip(), "spring.application.name",
+							applicationName, "scheduled queue", "retry.delayed-send.queue")
+					: SCHEDULED_QUEUE;
+		}
+		if (name.isBlank()) {
+			throw new InvalidConfigurationPropertyValueException("retry.delayed-send.queue", name,
+					"The scheduled queue needs a name, for example 'retry.scheduled.orders'; leave it unset "
+							+ "for one named after spring.application.name.");
+		}
+		return checkedQueueName(name, "retry.delayed-send.queue", name, "scheduled queue", "retry.delayed-send.queue");
+	}
+
 	private static String checkedParkingLot(String name, String property, String value) {
+		return checkedQueueName(name, property, value, "parking lot", "retry.parking-lot");
+	}
+
+	private static String checkedQueueName(String name, String property, String value, String queue,
+			String nameProperty) {
 		if (name.startsWith("amq.")) {
 			throw new InvalidConfigurationPropertyValueException(property, value,
 					"Queue names starting with 'amq.' are reserved by RabbitMQ; choose another name.");
 		}
 		if (name.getBytes(StandardCharsets.UTF_8).length > 255) {
-			throw new InvalidConfigurationPropertyValueException(property, value, "The parking lot's name '" + name
-					+ "' is longer than RabbitMQ's 255 bytes; set a shorter retry.parking-lot.");
+			throw new InvalidConfigurationPropertyValueException(property, value, "The " + queue + "'s name '" + name
+					+ "' is longer than RabbitMQ's 255 bytes; set a shorter " + nameProperty + ".");
 		}
 		return name;
 	}

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.github.tieredretry.delayedsend.ScheduledCounts;
 import io.github.tieredretry.listener.BreakerState;
 import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.ListenerGates;
@@ -55,6 +56,8 @@ public final class RetryOverview {
 
 	private final @Nullable RetryBackends backends;
 
+	private final @Nullable ScheduledCounts scheduled;
+
 	/**
 	 * Create an overview.
 	 * @param topology the retry topology
@@ -81,6 +84,25 @@ public final class RetryOverview {
 	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
 			ParkingLotService parkingLot, ListenerGates breakers, @Nullable RetryBackends backends,
 			RetryTrends trends) {
+		this(topology, listeners, depths, parkingLot, breakers, backends, trends, null);
+	}
+
+	/**
+	 * Create the overview.
+	 * @param topology the retry topology
+	 * @param listeners the retryable listeners
+	 * @param depths cached queue depths
+	 * @param parkingLot the parking lot
+	 * @param breakers the listeners' circuit breakers
+	 * @param backends the listeners' backends, or {@code null} when unknown
+	 * @param trends the counts of the last 24 hours
+	 * @param scheduled the delayed sends waiting per tier, or {@code null} without
+	 * delayed sends
+	 */
+	public RetryOverview(RetryTopology topology, RetryableListenerRegistry listeners, RetryQueueDepths depths,
+			ParkingLotService parkingLot, ListenerGates breakers, @Nullable RetryBackends backends, RetryTrends trends,
+			@Nullable ScheduledCounts scheduled) {
+		this.scheduled = scheduled;
 		this.trends = trends;
 		this.topology = topology;
 		this.listeners = listeners;
@@ -123,9 +145,11 @@ public final class RetryOverview {
 		// metrics.
 		RetryQueueDepths.Snapshot snapshot = this.depths.refresh();
 		List<Tier> tiers = new ArrayList<>();
+		Map<Duration, Long> scheduledByTier = (this.scheduled != null) ? this.scheduled.byTier() : Map.of();
 		for (Duration tier : this.topology.tiers().tiers()) {
 			String queue = RetryTopology.tierQueueName(tier);
-			tiers.add(new Tier(TierLadder.nameOf(tier), tier.toMillis(), queue, snapshot.depthOf(queue)));
+			tiers.add(new Tier(TierLadder.nameOf(tier), tier.toMillis(), queue, snapshot.depthOf(queue),
+					scheduledByTier.get(tier)));
 		}
 		String parkingLotQueue = this.topology.parkingLot();
 		Map<String, BreakerState> breakers = breakersByListener();
@@ -255,9 +279,11 @@ public final class RetryOverview {
 	 * @param queue its queue
 	 * @param depth messages waiting in it, or {@code null} when the queue is missing or
 	 * could not be read
+	 * @param scheduled of these, the delayed sends this application instance published,
+	 * or {@code null} without delayed sends
 	 */
 	@JsonInclude(JsonInclude.Include.NON_NULL)
-	public record Tier(String name, long ttlMillis, String queue, @Nullable Long depth) {
+	public record Tier(String name, long ttlMillis, String queue, @Nullable Long depth, @Nullable Long scheduled) {
 	}
 
 	/**

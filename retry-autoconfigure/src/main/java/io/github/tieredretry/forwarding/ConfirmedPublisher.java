@@ -109,6 +109,24 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		return publish(new Publication(this, exchange, routingKey, properties, body, false));
 	}
 
+	/**
+	 * Publish the properties exactly as given, extra routing keys ({@code CC},
+	 * {@code BCC}) and {@code user-id} included, as the application itself would: a
+	 * delayed send reaching its target. The future completes when the broker has
+	 * confirmed the message.
+	 * @param exchange the exchange
+	 * @param routingKey the routing key
+	 * @param properties the message properties, published as they are
+	 * @param body the body
+	 * @return completes on the confirm; fails with a {@link ForwardFailedException}
+	 * ({@code RETURNED} when no queue took it, {@code MISSING_EXCHANGE} when the exchange
+	 * does not exist)
+	 */
+	public CompletableFuture<Void> publishAsSent(String exchange, String routingKey, AMQP.BasicProperties properties,
+			byte[] body) {
+		return publish(new Publication(this, exchange, routingKey, properties, body, false, true));
+	}
+
 	private CompletableFuture<Void> publish(Publication publication) {
 		submit(publication);
 		return publication.result();

@@ -73,6 +73,20 @@ public final class MessageForwarder {
 	}
 
 	/**
+	 * Publish to the exchange the tiers return through, as if the message came out of a
+	 * tier now (a delayed send that is due at once), without waiting for the confirm.
+	 * Should the queue be gone, the broker parks it in this application's parking lot.
+	 * @param queue the queue it goes to (becomes the routing key)
+	 * @param properties the properties to publish
+	 * @param body the body
+	 * @return completes when the broker confirmed; fails with a
+	 * {@link ForwardFailedException}
+	 */
+	public CompletableFuture<Void> toReturn(String queue, AMQP.BasicProperties properties, byte[] body) {
+		return publishHealing(RetryTopology.RETURN_EXCHANGE, queue, withParkingLot(properties), body);
+	}
+
+	/**
 	 * Forward to the parking lot without waiting for the confirm.
 	 * @param properties the properties to publish
 	 * @param body the body

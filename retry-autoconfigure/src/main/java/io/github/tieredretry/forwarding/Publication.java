@@ -38,6 +38,12 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	 */
 	private final boolean failIfBlocked;
 
+	/**
+	 * Whether the properties go out as given, {@code CC} and {@code BCC} included (a
+	 * delayed send reaching its target), rather than without extra routing keys.
+	 */
+	private final boolean asSent;
+
 	private final CompletableFuture<Void> result = new CompletableFuture<>();
 
 	private final AtomicBoolean settled = new AtomicBoolean();
@@ -58,12 +64,18 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 
 	Publication(ConfirmedPublisher publisher, String exchange, String routingKey, AMQP.BasicProperties properties,
 			byte[] body, boolean failIfBlocked) {
+		this(publisher, exchange, routingKey, properties, body, failIfBlocked, false);
+	}
+
+	Publication(ConfirmedPublisher publisher, String exchange, String routingKey, AMQP.BasicProperties properties,
+			byte[] body, boolean failIfBlocked, boolean asSent) {
 		this.publisher = publisher;
 		this.exchange = exchange;
 		this.routingKey = routingKey;
 		this.properties = properties;
 		this.body = body;
 		this.failIfBlocked = failIfBlocked;
+		this.asSent = asSent;
 	}
 
 	/**
@@ -96,8 +108,8 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 			real.addConfirmListener(this);
 			real.addShutdownListener(this);
 			scheduleTimeout();
-			AMQP.BasicProperties publishable = ForwardedProperties.publishable(this.properties,
-					this.publisher.username(), this.body.length, real.getConnection().getFrameMax());
+			AMQP.BasicProperties publishable = this.asSent ? this.properties : ForwardedProperties.publishable(
+					this.properties, this.publisher.username(), this.body.length, real.getConnection().getFrameMax());
 			this.sequenceNumber = real.getNextPublishSeqNo();
 			real.basicPublish(this.exchange, this.routingKey, true, publishable, this.body);
 			if (!real.isOpen()) {

@@ -87,6 +87,32 @@ public final class RetryHeaders {
 	public static final String REPLAYED_AT = "retry-replayed-at";
 
 	/**
+	 * The exchange a delayed send goes to once due ({@code ""} for the default exchange).
+	 */
+	public static final String SEND_EXCHANGE = "retry-send-exchange";
+
+	/** The routing key a delayed send is published with once due. */
+	public static final String SEND_ROUTING_KEY = "retry-send-routing-key";
+
+	/**
+	 * The sent message's own {@code BCC} header, kept while it waits in the tiers (the
+	 * broker would route on it, and remove it, at every hop).
+	 */
+	public static final String SEND_BCC = "retry-send-bcc";
+
+	/**
+	 * The sent message's own delivery mode when it was not persistent: in the tiers it is
+	 * persistent, and its target gets it as sent.
+	 */
+	public static final String SEND_DELIVERY_MODE = "retry-send-delivery-mode";
+
+	/**
+	 * Which application instance published a delayed send's current hop, and when:
+	 * {@code <instance>@<epoch ms>}; counts the scheduled messages per tier.
+	 */
+	public static final String SEND_HOP = "retry-send-hop";
+
+	/**
 	 * The broker's count of a quorum queue message's returns (RabbitMQ 4.0 to 4.2: every
 	 * return; 4.3: rejects and closed channels), which its delivery limit is checked
 	 * against. Set by the broker on delivery, it describes the delivery, not the message:

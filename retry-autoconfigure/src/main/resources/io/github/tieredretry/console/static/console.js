@@ -115,7 +115,8 @@
       + (overview.missingQueues.length ? ' · missing: ' + overview.missingQueues.join(', ') : '');
     replaceRows('#tiers', overview.tiers.map((tier) => el('tr', {},
       el('td', {}, tier.name), el('td', {}, tier.queue),
-      el('td', { class: 'num' }, (tier.depth === undefined) ? '?' : tier.depth))));
+      el('td', { class: 'num' }, (tier.depth === undefined) ? '?' : tier.depth),
+      el('td', { class: 'num', 'data-scheduled': tier.name }, (tier.scheduled === undefined) ? '–' : tier.scheduled))));
     replaceRows('#listeners', overview.listeners.map((listener) => el('tr', {},
       el('td', {}, listener.listener), el('td', {}, listener.queues.join(', ')),
       el('td', {}, listener.policy || 'defaults'),
