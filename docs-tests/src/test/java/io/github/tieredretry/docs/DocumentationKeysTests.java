@@ -197,7 +197,8 @@ class DocumentationKeysTests {
 		return name.equals(RetryTopology.DELAY_EXCHANGE) || name.equals(RetryTopology.RETURN_EXCHANGE)
 				|| name.equals(RetryTopology.UNROUTABLE_EXCHANGE) || name.equals(RetryTopology.PARKED_EXCHANGE)
 				|| name.equals(RetryTopology.UNCLAIMED_EXCHANGE) || name.startsWith(RetryTopology.TIER_QUEUE_PREFIX)
-				|| name.startsWith(RetryTopology.SHARED_PARKING_LOT + ".");
+				|| name.startsWith(RetryTopology.SHARED_PARKING_LOT + ".") || name.equals("retry.scheduled")
+				|| name.startsWith("retry.scheduled.");
 	}
 
 	private static List<String> yamlKeys(String yaml, String location) {
