@@ -127,6 +127,8 @@ class RetryEndpointWebIntegrationTests {
 		assertThat(json.read("$.tiers[0].ttlMillis", Long.class)).isEqualTo(200);
 		assertThat(json.read("$.tiers[0].queue", String.class)).isEqualTo("retry.delay.200ms");
 		assertThat(json.read("$.tiers[0].depth", Long.class)).isNotNull();
+		assertThat(json.read("$.tiers[*].scheduled", List.class)).as("delayed sends waiting per tier")
+			.containsExactly(0, 0);
 		assertThat(json.read("$.parkingLot.queue", String.class)).isEqualTo(PARKING_LOT);
 		assertThat(json.read("$.parkingLot.depth", Long.class)).isEqualTo(1);
 		assertThat(json.read("$.missingQueues", List.class)).isEmpty();
