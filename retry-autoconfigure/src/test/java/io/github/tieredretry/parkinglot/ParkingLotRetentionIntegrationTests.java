@@ -62,9 +62,13 @@ class ParkingLotRetentionIntegrationTests {
 				park(broker, 8);
 				park(broker, 9);
 				await().atMost(Duration.ofSeconds(20)).until(() -> expired(running) == 2);
-				assertThat(retentionEvents(running)).singleElement()
-					.satisfies((event) -> assertThat(event.getData()).containsEntry("olderThanMaxAge", 2L)
-						.containsEntry("parkingLot", PARKING_LOT));
+				// One check, or two when a check ran between the two publishes (it runs every
+				// 200 ms): audited per check, two removals in all.
+				List<AuditEvent> events = retentionEvents(running);
+				assertThat(events).isNotEmpty()
+					.allSatisfy((event) -> assertThat(event.getData()).containsEntry("parkingLot", PARKING_LOT));
+				assertThat(events.stream().mapToLong((event) -> (Long) event.getData().get("olderThanMaxAge")).sum())
+					.isEqualTo(2);
 			}
 			// Parked while the application is down: three that are old, one that is not.
 			park(broker, 10);
