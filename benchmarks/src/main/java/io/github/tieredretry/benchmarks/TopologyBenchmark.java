@@ -10,7 +10,7 @@ import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.benchmarks.app.TopologyApplication;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
-import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.policy.TierLadder;
 
 import org.springframework.amqp.core.Binding;

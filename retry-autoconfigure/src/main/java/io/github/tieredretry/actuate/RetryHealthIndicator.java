@@ -7,7 +7,7 @@ import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.listener.BreakerState;
 import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.ListenerGates;
-import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.topology.RetryTopology;

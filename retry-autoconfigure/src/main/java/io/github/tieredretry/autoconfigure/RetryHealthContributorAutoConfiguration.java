@@ -3,7 +3,7 @@ package io.github.tieredretry.autoconfigure;
 import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.forwarding.PublisherBlockedState;
 import io.github.tieredretry.listener.ListenerGates;
-import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.topology.RetryTopology;
 

@@ -9,7 +9,7 @@ import java.util.Map;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.headers.FailureHeaderSettings;
-import io.github.tieredretry.listener.ListenerPolicies;
+import io.github.tieredretry.listener.install.ListenerPolicies;
 import io.github.tieredretry.policy.BreakerLayer;
 import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;

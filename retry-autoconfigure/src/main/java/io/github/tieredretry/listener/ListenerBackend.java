@@ -29,7 +29,7 @@ public final class ListenerBackend {
 
 	private volatile List<String> tierNotices = List.of();
 
-	ListenerBackend(String listener, Backend requested, EffectiveRetryPolicy policy,
+	public ListenerBackend(String listener, Backend requested, EffectiveRetryPolicy policy,
 			List<BackendChoice.QueueFacts> queues) {
 		this.listener = listener;
 		this.requested = requested;
@@ -44,7 +44,7 @@ public final class ListenerBackend {
 	 * @param requested what its policy asks for
 	 * @param chooser chooses for a broker version
 	 */
-	ListenerBackend(String listener, Backend requested, Function<String, BackendChoice> chooser) {
+	public ListenerBackend(String listener, Backend requested, Function<String, BackendChoice> chooser) {
 		this.listener = listener;
 		this.requested = requested;
 		this.chooser = chooser;
@@ -57,7 +57,7 @@ public final class ListenerBackend {
 	 * @param version the broker's version
 	 * @return the choice
 	 */
-	BackendChoice choose(String version) {
+	public BackendChoice choose(String version) {
 		BackendChoice chosen = this.chooser.apply(version);
 		this.brokerVersion = version;
 		this.choice = chosen;
@@ -68,7 +68,7 @@ public final class ListenerBackend {
 	 * Say what the tiers serve only approximately, should this listener run on them.
 	 * @param notices the startup notices about its delays on the tiers
 	 */
-	void onTheTiersNotice(List<String> notices) {
+	public void onTheTiersNotice(List<String> notices) {
 		this.tierNotices = List.copyOf(notices);
 	}
 
@@ -76,7 +76,7 @@ public final class ListenerBackend {
 	 * The startup notices about this listener's delays on the tiers.
 	 * @return the notices, empty when the tiers serve them as asked
 	 */
-	List<String> tierNotices() {
+	public List<String> tierNotices() {
 		return this.tierNotices;
 	}
 
@@ -84,7 +84,7 @@ public final class ListenerBackend {
 	 * Whether the broker holds this listener's retries.
 	 * @return whether the broker backend runs
 	 */
-	boolean isBroker() {
+	public boolean isBroker() {
 		BackendChoice chosen = this.choice;
 		return chosen != null && chosen.backend() == Backend.BROKER;
 	}
@@ -94,7 +94,7 @@ public final class ListenerBackend {
 	 * with (else it reads the queue on the broker).
 	 * @return whether it does: for a listener of an AMQP 0-9-1 container
 	 */
-	boolean choosesFromDeclaredArguments() {
+	public boolean choosesFromDeclaredArguments() {
 		return !this.queues.isEmpty();
 	}
 
@@ -102,7 +102,7 @@ public final class ListenerBackend {
 	 * The queues whose arguments the choice was made for.
 	 * @return the queues of an AMQP 0-9-1 listener; none for the AMQP 1.0 client's
 	 */
-	List<String> queues() {
+	public List<String> queues() {
 		return this.queues;
 	}
 

@@ -29,7 +29,7 @@ public final class RetryableListenerRegistry {
 	 * @param listener the listener's name
 	 * @param container the container
 	 */
-	record Applied(String listener, MessageListenerContainer container) {
+	public record Applied(String listener, MessageListenerContainer container) {
 	}
 
 	/**
@@ -39,19 +39,19 @@ public final class RetryableListenerRegistry {
 	 * @param beanClass the bean's class
 	 * @param method the annotated method, or {@code null} when the class is annotated
 	 */
-	record Declared(String beanName, Class<?> beanClass, @Nullable Method method) {
+	public record Declared(String beanName, Class<?> beanClass, @Nullable Method method) {
 	}
 
-	void declared(String beanName, Class<?> beanClass, @Nullable Method method) {
+	public void declared(String beanName, Class<?> beanClass, @Nullable Method method) {
 		this.declared.add(new Declared(beanName, beanClass, method));
 	}
 
-	void applied(RetryableListenerInfo info, MessageListenerContainer container) {
+	public void applied(RetryableListenerInfo info, MessageListenerContainer container) {
 		this.listeners.add(info);
 		this.containers.add(new Applied(info.listener(), container));
 	}
 
-	List<Applied> containers() {
+	public List<Applied> containers() {
 		return List.copyOf(this.containers);
 	}
 
@@ -67,7 +67,7 @@ public final class RetryableListenerRegistry {
 	 * Annotations that were found but not applied to any listener container.
 	 * @return the unapplied declarations
 	 */
-	List<Declared> unapplied() {
+	public List<Declared> unapplied() {
 		List<Declared> unapplied = new ArrayList<>();
 		for (Declared candidate : this.declared) {
 			boolean applied = this.listeners.stream()

@@ -271,7 +271,8 @@ public final class RetryTopology {
 	}
 
 	/**
-	 * The work queues registered so far.
+	 * The queues registered so far to have retries (and delayed sends) returned to them:
+	 * the work queues and the scheduled queue.
 	 * @return their names
 	 */
 	public Set<String> workQueues() {

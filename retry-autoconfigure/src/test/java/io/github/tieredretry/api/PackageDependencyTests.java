@@ -22,6 +22,7 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SlicesRuleDefinition;
 import io.github.tieredretry.annotation.Backend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,6 +51,11 @@ class PackageDependencyTests {
 	@Test
 	void everyPackageOfTheStarterIsInTheDocument() throws IOException {
 		assertThat(documented().keySet()).containsExactlyInAnyOrderElementsOf(actual().keySet());
+	}
+
+	@Test
+	void packagesDependOnEachOtherWithoutCycles() {
+		SlicesRuleDefinition.slices().matching(ROOT + ".(**)").should().beFreeOfCycles().check(classes);
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -85,7 +91,7 @@ class PackageDependencyTests {
 				break;
 			}
 			String[] cells = line.split("\\|");
-			if (cells.length >= 5 && cells[1].trim().matches("`[a-z]+`")) {
+			if (cells.length >= 5 && cells[1].trim().matches("`[a-z]+(\\.[a-z]+)*`")) {
 				column.put(cells[1].trim().replace("`", ""), cells[4].trim());
 			}
 		}
@@ -130,9 +136,9 @@ class PackageDependencyTests {
 	}
 
 	private static boolean sourcesName(String name, String target) {
-		Path sources = Path.of("src", "main", "java", "io", "github", "tieredretry", name);
+		Path sources = Path.of("src", "main", "java", "io", "github", "tieredretry").resolve(name.replace('.', '/'));
 		try (Stream<Path> files = Files.list(sources)) {
-			for (Path file : files.toList()) {
+			for (Path file : files.filter(Files::isRegularFile).toList()) {
 				if (Files.readString(file, StandardCharsets.UTF_8).contains(ROOT + "." + target + ".")) {
 					return true;
 				}
@@ -153,15 +159,14 @@ class PackageDependencyTests {
 		}
 	}
 
-	// The starter's top-level package of a class (io.github.tieredretry.<name>).
+	// The starter's package of a class, below io.github.tieredretry (e.g.
+	// listener.delivery).
 	private static String packageOf(JavaClass javaClass) {
 		String name = javaClass.getPackageName();
 		if (!name.startsWith(ROOT + ".")) {
 			return null;
 		}
-		String rest = name.substring(ROOT.length() + 1);
-		int dot = rest.indexOf('.');
-		return (dot < 0) ? rest : rest.substring(0, dot);
+		return name.substring(ROOT.length() + 1);
 	}
 
 }

@@ -1,10 +1,10 @@
 package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.listener.ListenerPolicies;
-import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
-import io.github.tieredretry.listener.RetryableListenerInstaller;
-import io.github.tieredretry.listener.RetryableListenerVerifier;
+import io.github.tieredretry.listener.install.ListenerPolicies;
+import io.github.tieredretry.listener.install.RetryableListenerBeanPostProcessor;
+import io.github.tieredretry.listener.install.RetryableListenerInstaller;
+import io.github.tieredretry.listener.install.RetryableListenerVerifier;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyInitializer;

@@ -3,11 +3,11 @@ package io.github.tieredretry.autoconfigure;
 import java.util.List;
 
 import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.listener.ListenerPolicies;
-import io.github.tieredretry.listener.RetryableListenerBeanPostProcessor;
-import io.github.tieredretry.listener.RetryableListenerInstaller;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.listener.RetryableListenerVerifier;
+import io.github.tieredretry.listener.install.ListenerPolicies;
+import io.github.tieredretry.listener.install.RetryableListenerBeanPostProcessor;
+import io.github.tieredretry.listener.install.RetryableListenerInstaller;
+import io.github.tieredretry.listener.install.RetryableListenerVerifier;
 import io.github.tieredretry.topology.QueueType;
 import io.github.tieredretry.topology.RetryDeclarables;
 import io.github.tieredretry.topology.RetryTopology;

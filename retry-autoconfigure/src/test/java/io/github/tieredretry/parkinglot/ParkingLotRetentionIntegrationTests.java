@@ -62,7 +62,8 @@ class ParkingLotRetentionIntegrationTests {
 				park(broker, 8);
 				park(broker, 9);
 				await().atMost(Duration.ofSeconds(20)).until(() -> expired(running) == 2);
-				// One check, or two when a check ran between the two publishes (it runs every
+				// One check, or two when a check ran between the two publishes (it runs
+				// every
 				// 200 ms): audited per check, two removals in all.
 				List<AuditEvent> events = retentionEvents(running);
 				assertThat(events).isNotEmpty()

@@ -6,7 +6,7 @@ import java.util.Map;
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.ListenerBackend;
-import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;

@@ -15,7 +15,7 @@ import com.rabbitmq.client.Connection;
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.listener.RetryBackends;
+import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.testbrokers.CommandResult;
 import io.github.tieredretry.testbrokers.HarnessBroker;
