@@ -8,6 +8,7 @@ import java.util.List;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.DelayedSendResult;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
 import io.github.tieredretry.benchmarks.report.OutageResult;
@@ -74,6 +75,14 @@ public final class BenchmarkHarness {
 			if (topology != null) {
 				log("  Broker backend, topology of " + topology.listeners() + " listeners: on the tiers "
 						+ topology.onTiers() + ", on the broker backend " + topology.onBroker());
+			}
+		}
+		if (results.delayedSend() != null) {
+			for (DelayedSendResult.Lateness side : results.delayedSend().precision()) {
+				log("  Delayed sends, " + side.label() + ": p50 " + side.percentile(50) + " ms, p99 "
+						+ side.percentile(99) + " ms, max " + side.max() + " ms, "
+						+ ((side.earlyCount() > 0) ? "EARLY: " + side.earlyCount() + " OF " + side.count()
+								+ " ARRIVED BEFORE THEIR DELAY HAD PASSED" : "none early of " + side.count()));
 			}
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));

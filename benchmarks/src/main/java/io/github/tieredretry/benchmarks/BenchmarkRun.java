@@ -13,6 +13,7 @@ import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.DelayedSendResult;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MachineInfo;
@@ -52,6 +53,7 @@ public final class BenchmarkRun {
 		JitterResult jitter = null;
 		BrokerBackendResult brokerBackend = null;
 		Comparison batchListener = null;
+		DelayedSendResult delayedSend = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -94,6 +96,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("batch listener"));
 					batchListener = BatchListenerBenchmark.run(run);
 				}
+				if (selected(Benchmark.DELAYED_SEND)) {
+					loadSamples.add(load("delayed sends"));
+					delayedSend = DelayedSendBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -102,7 +108,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage, jitter, brokerBackend, batchListener);
+				delayAccuracy, topology, outage, jitter, brokerBackend, batchListener, delayedSend);
 	}
 
 	private boolean selected(Benchmark benchmark) {

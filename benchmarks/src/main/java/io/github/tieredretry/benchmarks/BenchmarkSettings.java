@@ -58,13 +58,19 @@ import org.springframework.boot.convert.DurationStyle;
  * @param brokerAccuracyMessages messages per side and repeat of the broker-backend
  * benchmark's delay accuracy (its storm and forwarding sides have the sizes of benchmarks
  * 2 and 3)
+ * @param delayedSendMessages messages per side and repeat of the delayed-send benchmark's
+ * precision
+ * @param delayedSendThroughputMessages messages per side and repeat of its throughput
+ * @param delayedSendTier the smallest of its tiers (nominal); the next is twice as long,
+ * and its delays are one and three times as long
  */
 public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmark> benchmarks, int repeats, int warmups,
 		int concurrency, int prefetch, int happyMessages, int stormMessages, List<Duration> stormDelays,
 		Duration blockingWindow, int forwardingMessages, int accuracyMessages, int accuracyRate, int topologyListeners,
 		Duration listenerWork, Duration outage, Duration outageLeadIn, int outageRate, List<Duration> outageDelays,
 		Duration outageBreakerWait, int outageRepeats, int jitterMessages, Duration jitterDelay, double jitterFactor,
-		int brokerAccuracyMessages) {
+		int brokerAccuracyMessages, int delayedSendMessages, int delayedSendThroughputMessages,
+		Duration delayedSendTier) {
 
 	/** The failure storm's failing share: every 20th message (5%). */
 	public static final int STORM_FAILING_EVERY = 20;
@@ -147,6 +153,12 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 	public static final Duration JITTER_PEAK_WINDOW = Duration.ofMillis(100);
 
 	/**
+	 * How many delayed sends (and plain publishes) the pipelined sides of the
+	 * delayed-send benchmark hold unconfirmed at most.
+	 */
+	public static final int DELAYED_SEND_WINDOW = 100;
+
+	/**
 	 * The tier type of every headline figure: quorum, the safe default; classic is
 	 * measured beside it.
 	 */
@@ -187,7 +199,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		return type.name().toLowerCase(Locale.ROOT);
 	}
 
-	/** The seven benchmarks of the harness. */
+	/** The benchmarks of the harness. */
 	public enum Benchmark {
 
 		/** 1. Throughput without failures. */
@@ -228,7 +240,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * A batch listener: throughput without failures against a plain batch listener,
 		 * and in a storm.
 		 */
-		BATCH_LISTENER;
+		BATCH_LISTENER,
+
+		/**
+		 * Delayed sends ({@code DelayedSender}): how late they arrive after a delay of
+		 * one tier and of two hops, and their send rate beside a plain confirmed publish,
+		 * one at a time and pipelined.
+		 */
+		DELAYED_SEND;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -272,7 +291,9 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				DurationStyle.detectAndParse(property("outage.breaker-wait", "8s")),
 				Math.min(intProperty("outage.repeats", 2), intProperty("repeats", 5)),
 				intProperty("jitter.messages", 2_000), DurationStyle.detectAndParse(property("jitter.delay", "5s")),
-				doubleProperty("jitter.factor", 0.2), intProperty("broker.accuracy.messages", 2_000));
+				doubleProperty("jitter.factor", 0.2), intProperty("broker.accuracy.messages", 2_000),
+				intProperty("delayed-send.messages", 1_000), intProperty("delayed-send.throughput.messages", 2_000),
+				DurationStyle.detectAndParse(property("delayed-send.tier", "1s")));
 	}
 
 	/**
@@ -287,11 +308,13 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		// outlasts the outage policy's retries (0.6 s), so that the side without a
 		// breaker parks messages. Jitter: 100 messages, 1s ± 50%. The broker backend (on
 		// RabbitMQ 4.3 only): the storm's and forwarding's sizes, 40 for the accuracy.
+		// Delayed sends: 40 per delay, 100 per throughput side, tiers of 100 ms and 200
+		// ms.
 		return new BenchmarkSettings(broker, output, EnumSet.allOf(Benchmark.class), 1, 0, 1, 250, 200, 200,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200)), Duration.ofMillis(1500), 50, 40, 100, 5,
 				Duration.ZERO, Duration.ofSeconds(2), Duration.ofMillis(500), 100,
 				List.of(Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(300)), Duration.ofMillis(500),
-				1, 100, Duration.ofSeconds(1), 0.5, 40);
+				1, 100, Duration.ofSeconds(1), 0.5, 40, 40, 100, Duration.ofMillis(100));
 	}
 
 	public BenchmarkSettings {
@@ -312,6 +335,12 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		}
 		if (brokerAccuracyMessages < 1) {
 			throw new IllegalArgumentException("benchmarks.broker.accuracy.messages must be positive");
+		}
+		if (delayedSendMessages < 1 || delayedSendThroughputMessages < 1 || delayedSendTier.isNegative()
+				|| delayedSendTier.isZero() || delayedSendTier.multipliedBy(3).compareTo(FORWARDING_TIER) >= 0) {
+			throw new IllegalArgumentException("benchmarks.delayed-send.messages, "
+					+ "benchmarks.delayed-send.throughput.messages and benchmarks.delayed-send.tier must be positive, "
+					+ "three times the tier shorter than " + TierLadder.nameOf(FORWARDING_TIER));
 		}
 		if (jitterMessages < 1 || jitterDelay.isNegative() || jitterDelay.isZero()
 				|| !(jitterFactor > 0 && jitterFactor <= 1)) {
@@ -424,6 +453,15 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 						+ "RabbitMQ AMQP 1.0 client, its queue holding each retry until its delivery time, "
 						+ TierLadder.nameOf(ACCURACY_TIER) + " with jitter " + AMQP_ACCURACY_JITTER + "), topology "
 						+ this.topologyListeners + " listeners");
+		description.put("Delayed sends", "`DelayedSender` of an application with tiers "
+				+ delayedSendTiers().stream().map(TierLadder::nameOf).collect(Collectors.joining(", "))
+				+ " (quorum): precision " + this.delayedSendMessages + " sends per delay and repeat at "
+				+ this.accuracyRate + " msg/s, delays "
+				+ delayedSendDelays().stream().map(TierLadder::nameOf).collect(Collectors.joining(" and "))
+				+ "; throughput " + this.delayedSendThroughputMessages
+				+ " sends per side and repeat, one thread, one at a time and with a window of " + DELAYED_SEND_WINDOW
+				+ ", beside a plain confirmed `RabbitTemplate` publish into the same " + "quorum tier; " + this.repeats
+				+ " repeats after " + this.warmups + " warm-up, side order rotated");
 		return description;
 	}
 
@@ -437,6 +475,29 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				JITTER_TIERS.stream().filter((tier) -> tier.compareTo(this.jitterDelay) < 0).toList());
 		tiers.add(this.jitterDelay);
 		return tiers;
+	}
+
+	/**
+	 * The delayed-send benchmark's tiers: its smallest tier and twice it, of the default
+	 * type, and the forwarding tier, which its throughput sides publish into (nothing
+	 * comes back from it during a run; the harness purges it).
+	 * @return the tiers, ascending
+	 */
+	public List<Duration> delayedSendTiers() {
+		List<Duration> tiers = new java.util.ArrayList<>(
+				tiers(List.of(this.delayedSendTier, this.delayedSendTier.multipliedBy(2)), DEFAULT_TIER_TYPE));
+		tiers.add(forwardingTier(DEFAULT_TIER_TYPE));
+		return tiers;
+	}
+
+	/**
+	 * The delays of the delayed-send benchmark's precision: the smallest tier's nominal
+	 * duration (one hop through that tier, 1 ms longer) and three times it (two hops: the
+	 * next tier, then the smallest).
+	 * @return the delays
+	 */
+	public List<Duration> delayedSendDelays() {
+		return List.of(this.delayedSendTier, this.delayedSendTier.multipliedBy(3));
 	}
 
 	private static String property(String name, String defaultValue) {

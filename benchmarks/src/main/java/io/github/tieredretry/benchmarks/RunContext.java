@@ -85,6 +85,13 @@ final class RunContext implements AutoCloseable {
 	static final String BROKER_BACKEND = "broker-backend";
 
 	/**
+	 * Application whose {@code DelayedSender} the delayed-send benchmark measures, with
+	 * tiers of its own and no listener; its {@code RabbitTemplate} publishes with
+	 * correlated confirms, mandatory, for the plain sides beside it.
+	 */
+	static final String DELAYED_SEND = "delayed-send";
+
+	/**
 	 * The broker-backend benchmark's listeners, on the tiers and on the broker, and on
 	 * the AMQP 1.0 client.
 	 */
@@ -328,6 +335,7 @@ final class RunContext implements AutoCloseable {
 				BROKER_BACKEND_LISTENERS
 					.forEach((listener) -> this.broker.ownQueueDeclaredElsewhere(queue(name, listener)));
 			}
+			case DELAYED_SEND -> putDelayedSendProperties(properties);
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
 				usedListeners.addAll(LISTENERS);
@@ -367,6 +375,7 @@ final class RunContext implements AutoCloseable {
 		String parkingLot = parkingLot(application);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, application);
 	}
 
 	// The outage benchmark's application: one policy for both listeners, its breaker's
@@ -393,6 +402,7 @@ final class RunContext implements AutoCloseable {
 		String parkingLot = parkingLot(OUTAGE);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, OUTAGE);
 		// Every parked message is logged at WARN with its stack trace: console output,
 		// not parking.
 		properties.put("logging.level.io.github.tieredretry.listener.RetryingMessageListener", "ERROR");
@@ -419,6 +429,7 @@ final class RunContext implements AutoCloseable {
 		String parkingLot = parkingLot(JITTER);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, JITTER);
 		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER, queue(JITTER, BenchmarkListeners.JITTER));
 		properties.put("benchmarks.queue." + BenchmarkListeners.JITTER_OFF,
 				queue(JITTER, BenchmarkListeners.JITTER_OFF));
@@ -458,12 +469,54 @@ final class RunContext implements AutoCloseable {
 		String parkingLot = parkingLot(BROKER_BACKEND);
 		properties.put("retry.parking-lot", parkingLot);
 		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, BROKER_BACKEND);
 		List<String> queues = new ArrayList<>();
 		for (String listener : BROKER_BACKEND_LISTENERS) {
 			queues.add(queue(BROKER_BACKEND, listener));
 			properties.put("benchmarks.queue." + listener, queue(BROKER_BACKEND, listener));
 		}
 		properties.put("benchmarks.broker-backend.queues", String.join(",", queues));
+	}
+
+	// The delayed-send benchmark's application: its DelayedSender with tiers of its own
+	// (the smallest two compose the precision's delays; the throughput sides publish into
+	// the forwarding tier), a scheduled queue of this run, no listener; its
+	// RabbitTemplate (the plain sides) with correlated confirms and returns, mandatory.
+	private void putDelayedSendProperties(Map<String, String> properties) {
+		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		TreeSet<Duration> tiers = new TreeSet<>(this.settings.delayedSendTiers());
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = parkingLot(DELAYED_SEND);
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, DELAYED_SEND);
+		properties.put("spring.rabbitmq.publisher-confirm-type", "correlated");
+		properties.put("spring.rabbitmq.publisher-returns", "true");
+		properties.put("spring.rabbitmq.template.mandatory", "true");
+	}
+
+	/**
+	 * The scheduled queue of an application with tiers (where the tiers return its
+	 * delayed sends; the starter declares one per application unless
+	 * {@code retry.delayed-send.enabled=false}): a queue of this run, deleted at its end.
+	 * @param properties the application's properties
+	 * @param application the application
+	 */
+	void putScheduledQueue(Map<String, String> properties, String application) {
+		String queue = scheduledQueue(application);
+		properties.put("retry.delayed-send.queue", queue);
+		this.broker.ownQueueDeclaredElsewhere(queue);
+	}
+
+	/**
+	 * The scheduled queue of an application with tiers: a queue of this run.
+	 * @param application the application
+	 * @return the scheduled queue's name
+	 */
+	String scheduledQueue(String application) {
+		return queue(application, "scheduled");
 	}
 
 	/**

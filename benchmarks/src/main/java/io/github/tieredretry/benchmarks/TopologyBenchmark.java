@@ -79,6 +79,7 @@ final class TopologyBenchmark {
 			properties.put("retry.tiers", RunContext.names(tiers));
 			properties.put("retry.parking-lot", parkingLot);
 			run.noteRetryTopology(tiers, parkingLot);
+			run.putScheduledQueue(properties, "topology-" + name);
 		}
 		else {
 			TopologyApplication.perQueueDeclarables(queues, tiers)

@@ -14,6 +14,7 @@ import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
+import io.github.tieredretry.benchmarks.report.DelayedSendResult;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
 import io.github.tieredretry.benchmarks.report.MarkdownReport;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The harness, with tiny sizes, against the integration tests' broker: every benchmark
@@ -55,6 +57,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		if (delayedRetry) {
 			comparisons.addAll(List.of("broker-backend-storm", "broker-backend-forwarding"));
 		}
+		comparisons.add("delayed-send");
 		assertThat(results.comparisons()).extracting(Comparison::key).containsExactlyElementsOf(comparisons);
 		for (Comparison comparison : results.comparisons()) {
 			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
@@ -81,6 +84,20 @@ class BenchmarkHarnessSmokeIntegrationTests {
 			.containsExactly(BatchListenerBenchmark.PLAIN, BatchListenerBenchmark.RETRYABLE,
 					BatchListenerBenchmark.RETRYABLE_STORM);
 		assertThat(results.batchListener().ratios()).extracting(RatioSeries::target).containsExactly(0.97, 0.9);
+
+		assertThat(results.delayedSend().throughput().sides()).extracting(SideSeries::label)
+			.containsExactly(DelayedSendBenchmark.DELAYED_ONE_AT_A_TIME, DelayedSendBenchmark.PLAIN_ONE_AT_A_TIME,
+					DelayedSendBenchmark.DELAYED_PIPELINED, DelayedSendBenchmark.PLAIN_PIPELINED);
+		// A delay of the smallest tier, one hop; three times it, two hops (the next tier,
+		// then the smallest); every send arrived, none early.
+		assertThat(results.delayedSend().tiers()).containsExactly("101ms", "201ms", "2820001ms");
+		assertThat(results.delayedSend().precision())
+			.extracting(DelayedSendResult.Lateness::delay, DelayedSendResult.Lateness::hops)
+			.containsExactly(tuple("100ms", "101ms"), tuple("300ms", "201ms + 101ms"));
+		assertThat(results.delayedSend().precision()).allSatisfy((side) -> {
+			assertThat(side.count()).as(side.label()).isEqualTo(settings.delayedSendMessages() * settings.repeats());
+			assertThat(side.earlyCount()).as(side.label()).isZero();
+		});
 
 		LatenessResult lateness = results.delayAccuracy();
 		assertThat(lateness.latenessMillis()).hasSize(settings.accuracyMessages());
@@ -122,9 +139,10 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		// parked.
 		assertThat(outage.sides().get(1).rounds()).allSatisfy((round) -> assertThat(round.parked()).isPositive());
 
-		List<String> charts = new ArrayList<>(List.of("happy-path.png", "failure-storm.png", "forwarding.png",
-				"jitter.png", "jitter-arrivals.png", "batch-listener.png", "ratios.png", "delay-lateness.png",
-				"topology.png", "outage-parked.png", "outage-drain.png"));
+		List<String> charts = new ArrayList<>(
+				List.of("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png", "jitter-arrivals.png",
+						"batch-listener.png", "ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png",
+						"outage-drain.png", "delayed-send.png", "delayed-send-lateness.png"));
 		if (delayedRetry) {
 			charts.addAll(List.of("broker-backend-storm.png", "broker-backend-forwarding.png",
 					"broker-backend-lateness.png", "broker-backend-topology.png"));
@@ -147,7 +165,11 @@ class BenchmarkHarnessSmokeIntegrationTests {
 				"| messages parked | " + OutageBenchmark.WITH_BREAKER + " |",
 				"| time to drain (s) | " + OutageBenchmark.WITHOUT_BREAKER + " |", "| Outage | 2s outage",
 				"### 7. Jitter: peak arrival rate of retries", "![Retries arriving after an outage]",
-				"| peak arrival rate of retries: without jitter ÷ with jitter 0.5 |");
+				"| peak arrival rate of retries: without jitter ÷ with jitter 0.5 |",
+				"### 10. Delayed sends: precision, and sends per second beside a plain confirmed publish",
+				"![Delayed sends: lateness](benchmarks/delayed-send-lateness.png)",
+				"| delay 300ms: 2 hops (201ms + 101ms) | 40 of 40 |",
+				"#### 10. Delayed sends: sends per second beside a plain confirmed publish");
 		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1)
 			.filteredOn((line) -> line.startsWith("outage,"))
 			.hasSize(4 * 2 * settings.outageRepeats());
@@ -167,12 +189,15 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		}
 	}
 
-	// What an application declares for its listeners' retries: the tiers and its parking
-	// lot; five exchanges; a binding per tier, per work queue, and three for the parking
-	// lots (retry.unroutable to retry.parked, the application's parking lot to it, the
-	// shared one to retry.unclaimed).
+	// What an application declares for its listeners' retries: the tiers, its parking lot
+	// and its scheduled queue (delayed sends, on by default); five exchanges; a binding
+	// per
+	// tier, per work queue, one for the scheduled queue (the tiers return delayed sends
+	// to it like retries to a work queue) and three for the parking lots
+	// (retry.unroutable to retry.parked, the application's parking lot to it, the shared
+	// one to retry.unclaimed).
 	private static ObjectCounts retryObjects(int tiers, int listeners) {
-		return new ObjectCounts(tiers + 1, 5, tiers + 3 + listeners);
+		return new ObjectCounts(tiers + 2, 5, tiers + 4 + listeners);
 	}
 
 	// RabbitMQ 4.3: every side measured, every retry where its backend keeps it, none
@@ -225,7 +250,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null, null, null, null);
+				null, null, null, null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

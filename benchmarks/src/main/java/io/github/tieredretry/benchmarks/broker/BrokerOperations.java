@@ -29,6 +29,8 @@ public final class BrokerOperations implements AutoCloseable {
 
 	private final Set<String> ownQueues = new LinkedHashSet<>();
 
+	private final Set<String> ownExchanges = new LinkedHashSet<>();
+
 	private final Set<String> sharedQueuesCreated = new LinkedHashSet<>();
 
 	private final Set<String> sharedExchangesCreated = new LinkedHashSet<>();
@@ -84,6 +86,16 @@ public final class BrokerOperations implements AutoCloseable {
 	public void declareOwnQueue(String queue) {
 		run((channel) -> channel.queueDeclare(queue, true, false, false, Map.of()));
 		this.ownQueues.add(queue);
+	}
+
+	/**
+	 * Declare a durable direct exchange that this run owns; it is deleted by
+	 * {@link #cleanUp()}.
+	 * @param exchange a name unique to this run
+	 */
+	public void declareOwnExchange(String exchange) {
+		run((channel) -> channel.exchangeDeclare(exchange, "direct", true));
+		this.ownExchanges.add(exchange);
 	}
 
 	/**
@@ -145,8 +157,8 @@ public final class BrokerOperations implements AutoCloseable {
 	}
 
 	/**
-	 * Delete what this run created: its own queues, then the shared objects that did not
-	 * exist before it, as long as nobody uses them.
+	 * Delete what this run created: its own queues and exchanges, then the shared objects
+	 * that did not exist before it, as long as nobody uses them.
 	 * @return what could not be deleted, and why (empty when everything was)
 	 */
 	public List<String> cleanUp() {
@@ -157,6 +169,12 @@ public final class BrokerOperations implements AutoCloseable {
 			}
 		}
 		this.ownQueues.clear();
+		for (String exchange : this.ownExchanges) {
+			if (!passive((channel) -> channel.exchangeDelete(exchange))) {
+				kept.add("exchange " + exchange + " (delete failed)");
+			}
+		}
+		this.ownExchanges.clear();
 		for (String queue : this.sharedQueuesCreated) {
 			if (!deleteIfUnusedAndEmpty(queue)) {
 				kept.add("queue " + queue + " (in use or not empty)");

@@ -25,12 +25,13 @@ import org.jspecify.annotations.Nullable;
  * @param jitter benchmark 7, if run
  * @param brokerBackend benchmark 8, if selected (run on RabbitMQ 4.3 or later only)
  * @param batchListener benchmark 9, if run
+ * @param delayedSend benchmark 10, if run
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
 		@Nullable OutageResult outage, @Nullable JitterResult jitter, @Nullable BrokerBackendResult brokerBackend,
-		@Nullable Comparison batchListener) {
+		@Nullable Comparison batchListener, @Nullable DelayedSendResult delayedSend) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -47,6 +48,9 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 		}
 		if (this.brokerBackend != null) {
 			comparisons.addAll(this.brokerBackend.comparisons());
+		}
+		if (this.delayedSend != null) {
+			comparisons.add(this.delayedSend.throughput());
 		}
 		return comparisons;
 	}

@@ -118,6 +118,20 @@ public final class MarkdownReport {
 		if (brokerBackend != null && brokerBackend.ran()) {
 			charts.addAll(brokerBackendCharts(brokerBackend));
 		}
+		DelayedSendResult delayedSend = results.delayedSend();
+		if (delayedSend != null) {
+			Path file = chartDirectory().resolve("delayed-send-lateness.png");
+			Charts.groupedBars(file, "Delayed sends: how late they arrived after their delay", "ms late",
+					List.of("p50", "p90", "p99", "max"),
+					delayedSend.precision()
+						.stream()
+						.map((side) -> new Charts.Series(side.label(),
+								List.of((double) side.percentile(50), (double) side.percentile(90),
+										(double) side.percentile(99), (double) side.max())))
+						.toList(),
+					false);
+			charts.add(file);
+		}
 		OutageResult outage = results.outage();
 		if (outage != null) {
 			Path parked = chartDirectory().resolve("outage-parked.png");
@@ -244,6 +258,22 @@ public final class MarkdownReport {
 				}
 			}
 		}
+		DelayedSendResult delayedSend = results.delayedSend();
+		if (delayedSend != null) {
+			for (DelayedSendResult.Lateness side : delayedSend.precision()) {
+				for (int repeat = 0; repeat < side.rounds().size(); repeat++) {
+					for (long micros : side.rounds().get(repeat)) {
+						csv.append("delayed-send-lateness,")
+							.append(quote(side.label()))
+							.append(',')
+							.append(repeat + 1)
+							.append(',')
+							.append(String.format(Locale.ROOT, "%.3f", micros / 1000.0))
+							.append(",ms late\n");
+					}
+				}
+			}
+		}
 		Path file = chartDirectory().resolve("samples.csv");
 		write(file, csv.toString());
 		return file;
@@ -331,9 +361,11 @@ public final class MarkdownReport {
 		}
 		JitterResult jitter = results.jitter();
 		BrokerBackendResult brokerBackend = results.brokerBackend();
+		DelayedSendResult delayedSend = results.delayedSend();
 		for (Comparison comparison : comparisons) {
 			boolean ownSection = (jitter != null && comparison == jitter.peaks())
-					|| (brokerBackend != null && brokerBackend.comparisons().contains(comparison));
+					|| (brokerBackend != null && brokerBackend.comparisons().contains(comparison))
+					|| (delayedSend != null && comparison == delayedSend.throughput());
 			if (!ownSection) {
 				comparisonSection(md, comparison);
 			}
@@ -445,6 +477,9 @@ public final class MarkdownReport {
 		if (brokerBackend != null) {
 			brokerBackendSection(md, brokerBackend);
 		}
+		if (delayedSend != null) {
+			delayedSendSection(md, delayedSend);
+		}
 		md.append("Raw samples: [`")
 			.append(CHART_DIRECTORY)
 			.append("/samples.csv`](")
@@ -546,6 +581,65 @@ public final class MarkdownReport {
 						: "was **not** found on the broker: see the harness log.")
 				.append("\n\n");
 		}
+	}
+
+	private static void delayedSendSection(StringBuilder md, DelayedSendResult result) {
+		md.append("### 10. Delayed sends: precision, and sends per second beside a plain confirmed publish\n\n");
+		md.append("`DelayedSender` of an application with quorum tiers ")
+			.append(String.join(", ", result.tiers()))
+			.append(" and a scheduled queue of its own; the sends go to a direct exchange, to a classic queue bound "
+					+ "to it, which a plain client consumer reads. The sender promises: never early, late by at most "
+					+ "the smallest tier (")
+			.append(result.smallestTierMillis())
+			.append(" ms) plus the broker's latency.\n\n");
+		md.append("![Delayed sends: lateness](").append(CHART_DIRECTORY).append("/delayed-send-lateness.png)\n\n");
+		md.append("| Side | Sends | p50 | p90 | p99 | p99 per repeat (min–max) | max | Early | Later than ")
+			.append(result.smallestTierMillis())
+			.append(" ms | Duplicates |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+		for (DelayedSendResult.Lateness side : result.precision()) {
+			Summary p99 = side.percentilePerRound(99);
+			long early = side.earlyCount();
+			md.append("| ")
+				.append(side.label())
+				.append(" | ")
+				.append(side.count())
+				.append(" of ")
+				.append(side.messagesPerRound() * side.rounds().size())
+				.append(" | ")
+				.append(side.percentile(50))
+				.append(" ms | ")
+				.append(side.percentile(90))
+				.append(" ms | ")
+				.append(side.percentile(99))
+				.append(" ms | ")
+				.append(Charts.format(p99.min()))
+				.append("–")
+				.append(Charts.format(p99.max()))
+				.append(" ms | ")
+				.append(side.max())
+				.append(" ms | ")
+				.append((early > 0) ? "**" + early + " EARLY** (min " + side.min() + " ms)" : "0")
+				.append(" | ")
+				.append(side.laterThan(result.smallestTierMillis()))
+				.append(" | ")
+				.append(side.duplicates())
+				.append(" |\n");
+		}
+		md.append("\nLateness: when the send reached the target queue's consumer minus (the time just before "
+				+ "`DelayedSender.send` was called + the delay), both from the same JVM's clock; it includes the "
+				+ "send's publish into its first tier (not its confirm, which follows), every hop (a confirmed "
+				+ "publish into a tier, the tier's TTL, at-least-once dead-lettering to the scheduled queue) and "
+				+ "the confirmed publish to the target. Negative: early. The hops are those the tiers compose the "
+				+ "delay of. The sends of a round go at a steady rate; ")
+			.append(result.precision().isEmpty() ? 0 : result.precision().get(0).rounds().size())
+			.append(" repeats per side, alternating.\n\n");
+		comparisonSection(md, result.throughput(), "####");
+		md.append("One thread per side, 1 KB persistent messages, mandatory, into the same quorum tier (47 min, purged "
+				+ "after every round): `DelayedSender` through its confirmed publisher (its own connection), the "
+				+ "plain side through the application's `RabbitTemplate` with correlated confirms (`retry.delay` "
+				+ "with the tier's header). One at a time: each send waits for its confirm. Pipelined: at most ")
+			.append(result.window())
+			.append(" sends unconfirmed on each side.\n\n");
 	}
 
 	private static void comparisonSection(StringBuilder md, Comparison comparison) {
