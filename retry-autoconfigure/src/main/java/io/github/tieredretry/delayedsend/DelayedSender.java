@@ -137,8 +137,9 @@ public final class DelayedSender {
 		Assert.notNull(at, "at must not be null");
 		AMQP.BasicProperties sent = this.propertiesConverter.fromMessageProperties(message.getMessageProperties(),
 				StandardCharsets.UTF_8.name());
-		ScheduledProperties.Target target = new ScheduledProperties.Target(exchange, routingKey, at);
-		return this.hops.forward(ScheduledProperties.entering(sent, target), message.getBody(), at)
+		Instant due = ScheduledProperties.dueAt(at);
+		ScheduledProperties.Target target = new ScheduledProperties.Target(exchange, routingKey, due);
+		return this.hops.forward(ScheduledProperties.entering(sent, target), message.getBody(), due)
 			.exceptionallyCompose(
 					(failure) -> CompletableFuture.failedFuture(new DelayedSendException(
 							"The delayed send to " + describe(exchange, routingKey)

@@ -2,6 +2,7 @@ package io.github.tieredretry.delayedsend;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,18 @@ final class ScheduledProperties {
 			return this.due == null || !this.due.isAfter(now);
 		}
 
+	}
+
+	/**
+	 * The due time a delayed send carries: the time asked for, rounded up to a whole
+	 * millisecond. Header {@code retry-due} holds milliseconds, and a time rounded down
+	 * would let the last hop end up to a millisecond early.
+	 * @param at the time asked for
+	 * @return the due time
+	 */
+	static Instant dueAt(Instant at) {
+		Instant millis = at.truncatedTo(ChronoUnit.MILLIS);
+		return millis.equals(at) ? at : millis.plusMillis(1);
 	}
 
 	/**

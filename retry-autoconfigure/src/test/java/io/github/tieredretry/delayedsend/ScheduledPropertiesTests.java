@@ -53,6 +53,18 @@ class ScheduledPropertiesTests {
 	}
 
 	@Test
+	void aDueTimeBetweenMillisecondsIsRoundedUpNeverDown() {
+		Instant between = Instant.parse("2026-11-28T12:00:00.000900Z");
+
+		assertThat(ScheduledProperties.dueAt(between)).isEqualTo(Instant.parse("2026-11-28T12:00:00.001Z"));
+		assertThat(ScheduledProperties.dueAt(DUE)).isEqualTo(DUE);
+		assertThat(ScheduledProperties
+			.targetOf(ScheduledProperties.entering(sent(),
+					new ScheduledProperties.Target("orders", "key", ScheduledProperties.dueAt(between))))
+			.due()).isAfterOrEqualTo(between);
+	}
+
+	@Test
 	void aTransientMessageWithoutDeliveryModeStaysWithout() {
 		AMQP.BasicProperties sent = new AMQP.BasicProperties.Builder().headers(Map.of()).build();
 
