@@ -85,8 +85,10 @@ class ClusterFaultRunIntegrationTests {
 	@Test
 	void workQueueTiersAndParkingLotAreQuorumQueuesWithAMemberOnEveryNode() {
 		List<String> nodes = cluster.nodes().stream().map(LocalRabbitNode::node).toList();
+		// And the scheduled queue of delayed sends (retry.scheduled: the consumer
+		// application has no name), replicated like the tiers.
 		assertThat(run.replicas()).containsOnlyKeys(FaultRun.WORK_QUEUE, "retry.delay.250ms", "retry.delay.1s",
-				FaultRun.PARKING_LOT);
+				FaultRun.PARKING_LOT, "retry.scheduled");
 		assertThat(run.replicas())
 			.allSatisfy((queue, members) -> assertThat(members).as(queue).containsExactlyInAnyOrderElementsOf(nodes));
 		assertThat(cluster.runningNodes()).containsExactlyInAnyOrderElementsOf(nodes);
