@@ -62,7 +62,8 @@ public final class DelayedSender {
 	 * @param routingKey the routing key
 	 * @param message the message
 	 * @param delay at least this long from now; zero sends at once
-	 * @throws DelayedSendException when the broker did not confirm it (not scheduled)
+	 * @throws DelayedSendException when the broker did not confirm it (not scheduled,
+	 * unless only the confirm was lost: see {@link DelayedSendException})
 	 */
 	public void send(String exchange, String routingKey, Message message, Duration delay) {
 		Assert.notNull(delay, "delay must not be null");
@@ -76,7 +77,8 @@ public final class DelayedSender {
 	 * @param routingKey the routing key
 	 * @param message the message
 	 * @param at not before this time; a time that has passed sends at once
-	 * @throws DelayedSendException when the broker did not confirm it (not scheduled)
+	 * @throws DelayedSendException when the broker did not confirm it (not scheduled,
+	 * unless only the confirm was lost: see {@link DelayedSendException})
 	 */
 	public void send(String exchange, String routingKey, Message message, Instant at) {
 		await(sendAsync(exchange, routingKey, message, at), exchange, routingKey);
@@ -89,7 +91,8 @@ public final class DelayedSender {
 	 * @param routingKey the routing key
 	 * @param payload the payload
 	 * @param delay at least this long from now
-	 * @throws DelayedSendException when the broker did not confirm it (not scheduled)
+	 * @throws DelayedSendException when the broker did not confirm it (not scheduled,
+	 * unless only the confirm was lost: see {@link DelayedSendException})
 	 */
 	public void convertAndSend(String exchange, String routingKey, Object payload, Duration delay) {
 		convertAndSend(exchange, routingKey, payload, (message) -> message, delay);
@@ -102,7 +105,8 @@ public final class DelayedSender {
 	 * @param payload the payload
 	 * @param postProcessor changes the converted message (headers, properties)
 	 * @param delay at least this long from now
-	 * @throws DelayedSendException when the broker did not confirm it (not scheduled)
+	 * @throws DelayedSendException when the broker did not confirm it (not scheduled,
+	 * unless only the confirm was lost: see {@link DelayedSendException})
 	 */
 	public void convertAndSend(String exchange, String routingKey, Object payload, MessagePostProcessor postProcessor,
 			Duration delay) {
@@ -115,7 +119,8 @@ public final class DelayedSender {
 	 * @param routingKey the routing key
 	 * @param payload the payload
 	 * @param at not before this time
-	 * @throws DelayedSendException when the broker did not confirm it (not scheduled)
+	 * @throws DelayedSendException when the broker did not confirm it (not scheduled,
+	 * unless only the confirm was lost: see {@link DelayedSendException})
 	 */
 	public void convertAndSend(String exchange, String routingKey, Object payload, Instant at) {
 		send(exchange, routingKey, convert(payload), at);
