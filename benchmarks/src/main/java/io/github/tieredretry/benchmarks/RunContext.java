@@ -539,7 +539,8 @@ final class RunContext implements AutoCloseable {
 	void noteRetryTopology(Collection<Duration> tiers, String parkingLot) {
 		List<String> sharedQueues = new ArrayList<>(tiers.stream().map(RetryTopology::tierQueueName).toList());
 		sharedQueues.add(RetryTopology.SHARED_PARKING_LOT);
-		// In the order they can be deleted: retry.parked before retry.unroutable, which is
+		// In the order they can be deleted: retry.parked before retry.unroutable, which
+		// is
 		// bound to it (an exchange that is the source of a binding is in use).
 		this.broker.noteSharedObjects(sharedQueues, List.of(RetryTopology.DELAY_EXCHANGE, RetryTopology.RETURN_EXCHANGE,
 				RetryTopology.PARKED_EXCHANGE, RetryTopology.UNROUTABLE_EXCHANGE, RetryTopology.UNCLAIMED_EXCHANGE));
