@@ -132,11 +132,24 @@ class BrokerOutageIntegrationTests {
 		properties.put("retry.publish.failure-initial-pause", "500ms");
 		properties.put("retry.publish.failure-max-pause", "15s");
 		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
-			this.publisherProxy.cut();
+			// Held back, not refused: every message fails and its forward waits behind
+			// the
+			// frozen connection, so that all 25 are in flight when the blip comes. (With
+			// the connection refused from the start, a loaded machine had the first
+			// forwards
+			// fail, and the consumers pause, before the last messages were consumed: the
+			// failures then came in rounds, each a new failure after a pause, and the
+			// pause
+			// rightly grew to 8 s; seen once on RabbitMQ 4.0.5.)
+			this.publisherProxy.freezeUpstream();
 			List<String> ids = new ArrayList<>();
 			for (int i = 0; i < 25; i++) {
 				ids.add(publish(WORK, "fail-until-retry:1"));
 			}
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> ids.stream().allMatch((id) -> !app.deliveries().of(id).isEmpty()));
+			this.publisherProxy.cut();
+			this.publisherProxy.thaw();
 			// The forwards of every failed message fail together: one outage, one
 			// episode.
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 25);
