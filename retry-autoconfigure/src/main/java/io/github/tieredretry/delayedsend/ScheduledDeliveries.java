@@ -17,7 +17,6 @@ import io.github.tieredretry.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.forwarding.ForwardFailedException;
 import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.forwarding.RetryExecutors;
-import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.ParkedReason;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -112,11 +111,7 @@ public final class ScheduledDeliveries implements ChannelAwareMessageListener {
 					+ "ScheduledDeliveries.propertiesConverter(): the raw properties are missing");
 		}
 		byte[] body = message.getBody();
-		Duration tier = ScheduledProperties.tierOf(received, this.hops.tiers());
-		if (tier != null) {
-			this.hops.counts()
-				.left(tier, (received.getHeaders() != null) ? received.getHeaders().get(RetryHeaders.SEND_HOP) : null);
-		}
+		this.hops.arrived(received);
 		ScheduledProperties.Target target = ScheduledProperties.targetOf(received);
 		CompletableFuture<Void> moved;
 		if (target == null) {

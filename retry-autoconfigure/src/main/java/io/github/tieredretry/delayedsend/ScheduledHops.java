@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
@@ -55,12 +56,15 @@ public final class ScheduledHops {
 		return this.clock;
 	}
 
-	ScheduledCounts counts() {
-		return this.counts;
-	}
-
-	TierLadder tiers() {
-		return this.tiers;
+	/**
+	 * A hop came back to the scheduled queue: it no longer waits in its tier.
+	 * @param received its properties as received
+	 */
+	void arrived(AMQP.BasicProperties received) {
+		Duration tier = ScheduledProperties.tierOf(received, this.tiers);
+		if (tier != null) {
+			this.counts.left(tier, received.getHeaders().get(RetryHeaders.SEND_HOP));
+		}
 	}
 
 	/**
