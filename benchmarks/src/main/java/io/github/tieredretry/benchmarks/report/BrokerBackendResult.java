@@ -1,6 +1,5 @@
 package io.github.tieredretry.benchmarks.report;
 
-import java.util.Arrays;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -74,26 +73,16 @@ public record BrokerBackendResult(String broker, @Nullable String notRun, @Nulla
 		}
 
 		/**
-		 * Every measured retry's lateness, sorted.
-		 * @return milliseconds
-		 */
-		public long[] sorted() {
-			return Summary.sorted(this.rounds.stream().flatMapToLong(Arrays::stream).toArray());
-		}
-
-		/**
 		 * A percentile over every measured repeat's retries.
 		 * @param percent e.g. 99
 		 * @return the lateness in milliseconds
 		 */
 		public long percentile(double percent) {
-			long[] sorted = sorted();
-			return (sorted.length > 0) ? Summary.percentile(sorted, percent) : 0;
+			return lateness().percentile(percent);
 		}
 
 		public long max() {
-			long[] sorted = sorted();
-			return (sorted.length > 0) ? sorted[sorted.length - 1] : 0;
+			return lateness().max();
 		}
 
 		/**
@@ -103,9 +92,7 @@ public record BrokerBackendResult(String broker, @Nullable String notRun, @Nulla
 		 * @return min, median and max over the repeats
 		 */
 		public Summary percentilePerRound(double percent) {
-			return Summary.of(this.rounds.stream()
-				.map((round) -> (double) ((round.length > 0) ? Summary.percentile(Summary.sorted(round), percent) : 0))
-				.toList());
+			return lateness().percentilePerRound(percent);
 		}
 
 		/**
@@ -113,7 +100,7 @@ public record BrokerBackendResult(String broker, @Nullable String notRun, @Nulla
 		 * @return how many
 		 */
 		public long earlyCount() {
-			return this.rounds.stream().flatMapToLong(Arrays::stream).filter((lateness) -> lateness < 0).count();
+			return lateness().earlyCount();
 		}
 
 		/**
@@ -121,7 +108,11 @@ public record BrokerBackendResult(String broker, @Nullable String notRun, @Nulla
 		 * @return how many
 		 */
 		public int count() {
-			return this.rounds.stream().mapToInt((round) -> round.length).sum();
+			return lateness().count();
+		}
+
+		private LatenessRounds lateness() {
+			return new LatenessRounds(this.rounds, 1);
 		}
 
 	}

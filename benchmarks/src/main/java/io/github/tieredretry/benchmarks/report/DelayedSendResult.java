@@ -1,6 +1,5 @@
 package io.github.tieredretry.benchmarks.report;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -45,31 +44,20 @@ public record DelayedSendResult(List<String> tiers, long smallestTierMillis, Lis
 		}
 
 		/**
-		 * Every measured send's lateness, sorted.
-		 * @return microseconds
-		 */
-		public long[] sortedMicros() {
-			return Summary.sorted(this.rounds.stream().flatMapToLong(Arrays::stream).toArray());
-		}
-
-		/**
 		 * A percentile over every measured repeat's sends.
 		 * @param percent e.g. 99
 		 * @return the lateness in milliseconds (rounded down)
 		 */
 		public long percentile(double percent) {
-			long[] sorted = sortedMicros();
-			return (sorted.length > 0) ? millis(Summary.percentile(sorted, percent)) : 0;
+			return lateness().percentile(percent);
 		}
 
 		public long max() {
-			long[] sorted = sortedMicros();
-			return (sorted.length > 0) ? millis(sorted[sorted.length - 1]) : 0;
+			return lateness().max();
 		}
 
 		public long min() {
-			long[] sorted = sortedMicros();
-			return (sorted.length > 0) ? millis(sorted[0]) : 0;
+			return lateness().min();
 		}
 
 		/**
@@ -79,10 +67,7 @@ public record DelayedSendResult(List<String> tiers, long smallestTierMillis, Lis
 		 * @return min, median and max over the repeats, in milliseconds
 		 */
 		public Summary percentilePerRound(double percent) {
-			return Summary.of(this.rounds.stream()
-				.map((round) -> (double) ((round.length > 0)
-						? millis(Summary.percentile(Summary.sorted(round), percent)) : 0))
-				.toList());
+			return lateness().percentilePerRound(percent);
 		}
 
 		/**
@@ -90,7 +75,7 @@ public record DelayedSendResult(List<String> tiers, long smallestTierMillis, Lis
 		 * @return how many
 		 */
 		public long earlyCount() {
-			return this.rounds.stream().flatMapToLong(Arrays::stream).filter((micros) -> micros < 0).count();
+			return lateness().earlyCount();
 		}
 
 		/**
@@ -99,10 +84,7 @@ public record DelayedSendResult(List<String> tiers, long smallestTierMillis, Lis
 		 * @return how many
 		 */
 		public long laterThan(long millis) {
-			return this.rounds.stream()
-				.flatMapToLong(Arrays::stream)
-				.filter((micros) -> micros > millis * 1000)
-				.count();
+			return lateness().laterThan(millis);
 		}
 
 		/**
@@ -110,13 +92,11 @@ public record DelayedSendResult(List<String> tiers, long smallestTierMillis, Lis
 		 * @return how many
 		 */
 		public int count() {
-			return this.rounds.stream().mapToInt((round) -> round.length).sum();
+			return lateness().count();
 		}
 
-		// Rounded down: an arrival a fraction of a millisecond early shows as -1 ms, not
-		// 0.
-		private static long millis(long micros) {
-			return Math.floorDiv(micros, 1000);
+		private LatenessRounds lateness() {
+			return new LatenessRounds(this.rounds, 1000);
 		}
 
 	}
