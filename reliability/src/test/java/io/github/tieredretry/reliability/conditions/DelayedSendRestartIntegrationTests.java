@@ -227,9 +227,9 @@ class DelayedSendRestartIntegrationTests {
 		awaitQuietly(Duration.between(Instant.now(), lastDue).plus(LATENESS).plusSeconds(10),
 				() -> ids.stream().allMatch(target::has));
 		// Nothing left in the tiers or the scheduled queue, nothing parked; then a quiet
-		// while for copies still on their way to show up.
+		// while for copies still on their way to show up: no delivery for 3 s.
 		awaitQuietly(Duration.ofSeconds(30), () -> retryDepths().values().stream().allMatch((depth) -> depth == 0));
-		Thread.sleep(3000);
+		await().atMost(Duration.ofSeconds(30)).until(() -> target.quietFor(Duration.ofSeconds(3)));
 
 		Report report = new Report(run, down, up, sent, during.refused(), target.deliveries());
 		System.out.println(report);
@@ -690,6 +690,11 @@ class DelayedSendRestartIntegrationTests {
 
 		boolean has(String id) {
 			return this.deliveries.stream().anyMatch((delivery) -> delivery.id().equals(id));
+		}
+
+		boolean quietFor(Duration quiet) {
+			long last = this.deliveries.stream().mapToLong(Delivery::epochMillis).max().orElse(0);
+			return System.currentTimeMillis() - last >= quiet.toMillis();
 		}
 
 		List<Delivery> deliveries() {
