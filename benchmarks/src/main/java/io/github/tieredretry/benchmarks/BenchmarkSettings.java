@@ -14,9 +14,9 @@ import java.util.stream.Collectors;
 import io.github.tieredretry.benchmarks.app.BenchmarkListeners;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.boot.convert.DurationStyle;
 

@@ -15,8 +15,8 @@ import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.Summary;
-import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.BackendChooser;
+import io.github.tieredretry.internal.policy.TierLadder;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -79,7 +79,7 @@ final class BrokerBackendBenchmark {
 	 * @return the reason, or {@code null} when it can run
 	 */
 	static @Nullable String whyNotRun(String version, List<Duration> stormDelays) {
-		if (!BackendChoice.canHoldRetries(version)) {
+		if (!BackendChooser.canHoldRetries(version)) {
 			return "RabbitMQ " + version + " has no delayed retry (4.3 or later has)";
 		}
 		for (int retry = 1; retry <= stormDelays.size(); retry++) {

@@ -4,7 +4,7 @@ import io.github.tieredretry.benchmarks.app.BenchmarkListeners;
 import io.github.tieredretry.benchmarks.app.Workload;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher.Failures;
 import io.github.tieredretry.benchmarks.report.LatenessResult;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
 import io.github.tieredretry.topology.QueueType;
 
 /**

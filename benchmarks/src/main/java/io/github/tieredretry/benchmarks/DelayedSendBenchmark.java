@@ -33,8 +33,8 @@ import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.Summary;
 import io.github.tieredretry.delayedsend.DelayedSender;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.policy.TierLadder;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Message;

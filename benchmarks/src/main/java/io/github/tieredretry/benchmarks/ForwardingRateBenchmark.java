@@ -12,9 +12,9 @@ import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
 import io.github.tieredretry.benchmarks.report.SideSeries;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 
 /**
  * Benchmark 3: how many failures per second a consumer forwards to a tier, each publish

@@ -15,7 +15,7 @@ import io.github.tieredretry.benchmarks.broker.MessagePublisher.Failures;
 import io.github.tieredretry.benchmarks.report.Comparison;
 import io.github.tieredretry.benchmarks.report.JitterResult;
 import io.github.tieredretry.benchmarks.report.RatioSeries;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
 
 /**
  * Benchmark 7: the peak arrival rate of retries at the listener after an outage, with and

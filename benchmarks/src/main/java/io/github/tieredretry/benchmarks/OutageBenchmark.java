@@ -13,9 +13,9 @@ import java.util.concurrent.locks.LockSupport;
 import io.github.tieredretry.benchmarks.app.BenchmarkListeners;
 import io.github.tieredretry.benchmarks.app.Workload;
 import io.github.tieredretry.benchmarks.report.OutageResult;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 
 /**
  * Benchmark 6: what a downstream outage costs, with and without the listener's circuit

@@ -17,9 +17,9 @@ import io.github.tieredretry.benchmarks.app.Workloads;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
 import io.github.tieredretry.benchmarks.limit.MinimalRetryingConsumer;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 
 /**
  * What the benchmarks of one run share: settings, broker access, and the applications and

@@ -10,8 +10,8 @@ import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.benchmarks.app.TopologyApplication;
 import io.github.tieredretry.benchmarks.report.ObjectCounts;
 import io.github.tieredretry.benchmarks.report.TopologyResult;
-import io.github.tieredretry.listener.install.RetryBackends;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.install.RetryBackends;
+import io.github.tieredretry.internal.policy.TierLadder;
 
 import org.springframework.amqp.core.Binding;
 import org.springframework.amqp.core.Declarable;

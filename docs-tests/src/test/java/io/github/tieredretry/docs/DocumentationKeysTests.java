@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.env.YamlPropertySourceLoader;

@@ -7,14 +7,15 @@ import java.util.Map;
 
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.delayedsend.DelayedSender;
-import io.github.tieredretry.delayedsend.ScheduledCounts;
-import io.github.tieredretry.delayedsend.ScheduledDeliveries;
-import io.github.tieredretry.delayedsend.ScheduledHops;
-import io.github.tieredretry.event.RetryEventPublisher;
-import io.github.tieredretry.forwarding.ConfirmedPublisher;
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.forwarding.RetryExecutors;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.delayedsend.DefaultDelayedSender;
+import io.github.tieredretry.internal.delayedsend.ScheduledCounts;
+import io.github.tieredretry.internal.delayedsend.ScheduledDeliveries;
+import io.github.tieredretry.internal.delayedsend.ScheduledHops;
+import io.github.tieredretry.internal.event.RetryEventPublisher;
+import io.github.tieredretry.internal.forwarding.ConfirmedPublisher;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.forwarding.RetryExecutors;
+import io.github.tieredretry.internal.topology.RetryTopology;
 
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.core.Queue;
@@ -83,7 +84,7 @@ public final class DelayedSendAutoConfiguration {
 		// The confirm's own timeout settles a publish; this bound also covers declaring
 		// a missing topology and publishing again.
 		long wait = RetrySettings.publish(properties).getConfirmTimeout().toMillis() * 2 + 1000;
-		return new DelayedSender(hops,
+		return new DefaultDelayedSender(hops,
 				(template != null) ? template.getMessageConverter() : new SimpleMessageConverter(),
 				Duration.ofMillis(wait));
 	}

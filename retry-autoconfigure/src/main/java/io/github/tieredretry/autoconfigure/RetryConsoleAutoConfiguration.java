@@ -1,8 +1,8 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.console.OperatorActions;
-import io.github.tieredretry.console.RetryConsoleController;
-import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.internal.console.OperatorActions;
+import io.github.tieredretry.internal.console.RetryConsoleController;
+import io.github.tieredretry.internal.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,10 +1,10 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.actuate.BodilessReplayRequestFilter;
-import io.github.tieredretry.actuate.RetryEndpoint;
-import io.github.tieredretry.actuate.RetryEndpointWebExtension;
-import io.github.tieredretry.console.OperatorActions;
-import io.github.tieredretry.console.RetryOverview;
+import io.github.tieredretry.internal.actuate.BodilessReplayRequestFilter;
+import io.github.tieredretry.internal.actuate.RetryEndpoint;
+import io.github.tieredretry.internal.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.internal.console.OperatorActions;
+import io.github.tieredretry.internal.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import jakarta.servlet.Filter;
 

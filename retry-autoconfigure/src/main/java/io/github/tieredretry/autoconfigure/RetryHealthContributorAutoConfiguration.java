@@ -1,11 +1,11 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.actuate.RetryHealthIndicator;
-import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.actuate.RetryHealthIndicator;
+import io.github.tieredretry.internal.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.install.RetryBackends;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.ListenerGates;
-import io.github.tieredretry.listener.install.RetryBackends;
-import io.github.tieredretry.metrics.RetryQueueDepths;
-import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;

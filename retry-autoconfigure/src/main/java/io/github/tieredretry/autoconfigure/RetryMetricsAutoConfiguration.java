@@ -1,15 +1,15 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.delayedsend.ScheduledCounts;
-import io.github.tieredretry.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.delayedsend.ScheduledCounts;
+import io.github.tieredretry.internal.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.metrics.BreakerMetrics;
+import io.github.tieredretry.internal.metrics.PublisherBlockedMetrics;
+import io.github.tieredretry.internal.metrics.RetryEventMetrics;
+import io.github.tieredretry.internal.metrics.RetryQueueDepthMetrics;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.metrics.ScheduledSendMetrics;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.ListenerGates;
-import io.github.tieredretry.metrics.BreakerMetrics;
-import io.github.tieredretry.metrics.PublisherBlockedMetrics;
-import io.github.tieredretry.metrics.RetryEventMetrics;
-import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
-import io.github.tieredretry.metrics.RetryQueueDepths;
-import io.github.tieredretry.metrics.ScheduledSendMetrics;
-import io.github.tieredretry.topology.RetryTopology;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;

@@ -1,11 +1,11 @@
 package io.github.tieredretry.autoconfigure;
 
 import com.rabbitmq.client.Channel;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.observation.RetryForwardObservationConvention;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.observation.RetryReplayObservationConvention;
 import io.github.tieredretry.observation.RetryTracingObservationHandler;
-import io.github.tieredretry.topology.RetryTopology;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;

@@ -4,23 +4,24 @@ import java.time.Clock;
 import java.time.Duration;
 
 import com.rabbitmq.client.Channel;
-import io.github.tieredretry.console.OperatorActions;
-import io.github.tieredretry.console.RetryOverview;
-import io.github.tieredretry.console.RetryTrends;
-import io.github.tieredretry.delayedsend.ScheduledCounts;
-import io.github.tieredretry.event.RetryEventPublisher;
-import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.console.OperatorActions;
+import io.github.tieredretry.internal.console.RetryOverview;
+import io.github.tieredretry.internal.console.RetryTrends;
+import io.github.tieredretry.internal.delayedsend.ScheduledCounts;
+import io.github.tieredretry.internal.event.RetryEventPublisher;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.install.RetryBackends;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.parkinglot.DefaultParkingLotService;
+import io.github.tieredretry.internal.parkinglot.ParkingLotRetention;
+import io.github.tieredretry.internal.parkinglot.SharedParkingLotAdoption;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.ListenerGates;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.listener.install.RetryBackends;
-import io.github.tieredretry.metrics.RetryQueueDepths;
 import io.github.tieredretry.observation.RetryObservations;
-import io.github.tieredretry.parkinglot.ParkingLotRetention;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.parkinglot.ReplaySettings;
 import io.github.tieredretry.parkinglot.RetentionLimits;
-import io.github.tieredretry.parkinglot.SharedParkingLotAdoption;
-import io.github.tieredretry.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
@@ -62,8 +63,9 @@ public final class RetryOperationsAutoConfiguration {
 	ParkingLotService retryParkingLotService(ConnectionFactory connectionFactory, RetryTopology topology,
 			MessageForwarder forwarder, RetryProperties properties, ObjectProvider<RetryObservations> observations,
 			RetryEventPublisher events) {
-		return new ParkingLotService(connectionFactory, topology.parkingLot(), forwarder, replaySettings(properties),
-				observations.getIfAvailable(() -> RetryObservations.DISABLED), events, Clock.systemUTC());
+		return new DefaultParkingLotService(connectionFactory, topology.parkingLot(), forwarder,
+				replaySettings(properties), observations.getIfAvailable(() -> RetryObservations.DISABLED), events,
+				Clock.systemUTC());
 	}
 
 	@Bean

@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.annotation.Backend;
-import io.github.tieredretry.headers.FailureHeaderSettings;
-import io.github.tieredretry.listener.install.ListenerPolicies;
+import io.github.tieredretry.internal.headers.FailureHeaderSettings;
+import io.github.tieredretry.internal.install.ListenerPolicies;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.policy.BreakerLayer;
 import io.github.tieredretry.policy.DurationText;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.InvalidPolicyValue;
 import io.github.tieredretry.policy.PolicyLayer;
-import io.github.tieredretry.policy.TierLadder;
-import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;

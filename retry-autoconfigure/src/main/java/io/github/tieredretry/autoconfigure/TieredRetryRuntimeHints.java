@@ -23,7 +23,7 @@ import org.springframework.aot.hint.TypeReference;
  */
 class TieredRetryRuntimeHints implements RuntimeHintsRegistrar {
 
-	static final String CONSOLE_RESOURCES = "io/github/tieredretry/console/static/*";
+	static final String CONSOLE_RESOURCES = "io/github/tieredretry/internal/console/static/*";
 
 	static final String AMQP_CLIENT_CONTAINER = "org.springframework.amqp.rabbitmq.client.listener."
 			+ "RabbitAmqpListenerContainer";

@@ -1,6 +1,6 @@
 /**
- * Names and parsing of the {@code retry-*} headers the starter writes on forwarded and
- * parked messages.
+ * The names of the {@code retry-*} headers the starter writes on forwarded and parked
+ * messages ({@link io.github.tieredretry.headers.RetryHeaders}).
  */
 @NullMarked
 package io.github.tieredretry.headers;

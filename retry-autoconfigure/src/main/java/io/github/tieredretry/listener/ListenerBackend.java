@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Function;
 
 import io.github.tieredretry.annotation.Backend;
+import io.github.tieredretry.internal.policy.BackendChooser;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import org.jspecify.annotations.Nullable;
@@ -34,7 +35,7 @@ public final class ListenerBackend {
 		this.listener = listener;
 		this.requested = requested;
 		List<BackendChoice.QueueFacts> facts = List.copyOf(queues);
-		this.chooser = (version) -> BackendChoice.choose(requested, policy, version, facts);
+		this.chooser = (version) -> BackendChooser.choose(requested, policy, version, facts);
 		this.queues = facts.stream().map(BackendChoice.QueueFacts::name).toList();
 	}
 

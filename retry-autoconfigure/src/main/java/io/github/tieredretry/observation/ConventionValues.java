@@ -1,6 +1,6 @@
 package io.github.tieredretry.observation;
 
-import io.github.tieredretry.headers.FailureDetails;
+import io.github.tieredretry.internal.headers.FailureDetails;
 import io.github.tieredretry.observation.RetryObservationDocumentation.HighCardinalityKeys;
 import io.micrometer.common.KeyValues;
 import org.jspecify.annotations.Nullable;

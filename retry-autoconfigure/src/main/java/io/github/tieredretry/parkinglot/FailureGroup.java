@@ -26,41 +26,4 @@ public record FailureGroup(String id, @Nullable String originQueue, String parke
 		String errorPattern, long count, @Nullable Instant firstParkedAt, @Nullable Instant lastParkedAt,
 		@Nullable String sampleError, @Nullable String sampleMessageId) {
 
-	/**
-	 * This group with one more message.
-	 * @param message the message
-	 * @return the group counting it
-	 */
-	FailureGroup with(ParkedMessage message) {
-		Instant parkedAt = message.parkedAt();
-		return new FailureGroup(this.id, this.originQueue, this.parkedReason, this.exception, this.errorPattern,
-				this.count + 1, earlier(this.firstParkedAt, parkedAt), later(this.lastParkedAt, parkedAt),
-				this.sampleError, this.sampleMessageId);
-	}
-
-	/**
-	 * A group of one message.
-	 * @param message the message
-	 * @return the group
-	 */
-	static FailureGroup of(ParkedMessage message) {
-		return new FailureGroup(message.group(), message.originQueue(), message.parkedReason(), message.exception(),
-				FailureFingerprint.errorPattern(message.error()), 1, message.parkedAt(), message.parkedAt(),
-				message.error(), message.messageId());
-	}
-
-	private static @Nullable Instant earlier(@Nullable Instant a, @Nullable Instant b) {
-		if (a == null) {
-			return b;
-		}
-		return (b == null || a.isBefore(b)) ? a : b;
-	}
-
-	private static @Nullable Instant later(@Nullable Instant a, @Nullable Instant b) {
-		if (a == null) {
-			return b;
-		}
-		return (b == null || a.isAfter(b)) ? a : b;
-	}
-
 }

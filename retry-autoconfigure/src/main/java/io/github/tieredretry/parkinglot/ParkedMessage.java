@@ -31,8 +31,7 @@ import org.jspecify.annotations.Nullable;
  * @param group the {@link FailureGroup failure group} it belongs to
  * @param stackTrace the failure's stack trace (header {@code retry-stack-trace}, written
  * only with {@code retry.headers.include-stack-trace=true})
- * @param headers its other headers as text, by name, each cut to
- * {@value ParkedMessages#MAX_HEADER_LENGTH} characters
+ * @param headers its other headers as text, by name, each cut to 1,000 characters
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ParkedMessage(@Nullable String messageId, @Nullable String originQueue, long retryCount,

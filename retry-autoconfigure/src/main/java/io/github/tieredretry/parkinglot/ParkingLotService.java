@@ -1,155 +1,53 @@
 package io.github.tieredretry.parkinglot;
 
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
-import io.github.tieredretry.event.MessageReplayedEvent;
-import io.github.tieredretry.event.RetryEventPublisher;
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.headers.RetryHeaderValues;
-import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.observation.RetryObservations;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-
 /**
- * Looks at, groups, replays and purges parked messages, without ever losing one.
+ * Looks at, groups, replays and purges parked messages, without ever losing one; the
+ * starter provides one as a bean.
  * <p>
  * Every operation reads the parking lot with {@code basic.get} and manual
  * acknowledgement, looking at no more messages than the parking lot held when it started;
- * messages it does not take out are held unacknowledged and requeued when it is done (see
- * {@link ParkingLotScanner}). A replayed message is acked only after its publish to the
- * origin queue has been confirmed: a crash in between can duplicate it, never lose it.
- * Replays move at most {@link ReplaySettings#rate()} messages per second, in passes of at
- * most {@link ReplaySettings#batchSize()} messages, so that a long replay never holds
- * messages for long; a replay in the background ({@link #startReplay}) can be watched and
- * stopped.
+ * messages it does not take out are held unacknowledged and requeued when it is done. A
+ * replayed message is acked only after its publish to the origin queue has been
+ * confirmed: a crash in between can duplicate it, never lose it. Replays move at most
+ * {@link ReplaySettings#rate()} messages per second, in passes of at most
+ * {@link ReplaySettings#batchSize()} messages, so that a long replay never holds messages
+ * for long; a replay in the background ({@link #startReplay}) can be watched and stopped.
  * <p>
  * Every argument is checked; a request that cannot be served fails with a
- * {@link ParkingLotRequestException} that says why. This class is the façade: peek and
- * groups are here, replays live in {@link ParkingLotReplays} (each one a
- * {@link ReplayRun}) and purges in {@link ParkingLotPurges}.
+ * {@link ParkingLotRequestException} that says why.
  */
-public final class ParkingLotService implements AutoCloseable {
+public interface ParkingLotService extends AutoCloseable {
 
 	/** How many parked messages a peek returns unless told otherwise. */
-	public static final int DEFAULT_PEEK_LIMIT = 20;
+	int DEFAULT_PEEK_LIMIT = 20;
 
 	/** The most parked messages one peek returns. */
-	public static final int MAX_PEEK_LIMIT = 200;
+	int MAX_PEEK_LIMIT = 200;
 
 	/**
 	 * How many parked messages a peek, a grouping or a dry run looks at, at most, unless
 	 * told otherwise.
 	 */
-	public static final int DEFAULT_SCAN_LIMIT = 10_000;
+	int DEFAULT_SCAN_LIMIT = 10_000;
 
 	/** The highest scan limit. */
-	public static final int MAX_SCAN_LIMIT = 1_000_000;
-
-	private final ParkingLotScanner scanner;
-
-	private final ParkingLotReplays replays;
-
-	private final ParkingLotPurges purges;
-
-	private final ParkingLotExpiry expiry;
-
-	/**
-	 * Create a service for a parking lot with the default replay settings.
-	 * @param connectionFactory the connection factory to read the parking lot with
-	 * @param parkingLot the parking lot's queue
-	 * @param forwarder publishes replayed messages to their origin queue, confirmed
-	 * @param clock the clock
-	 */
-	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
-			Clock clock) {
-		this(connectionFactory, parkingLot, forwarder, ReplaySettings.DEFAULTS, clock);
-	}
-
-	/**
-	 * Create a service for a parking lot.
-	 * @param connectionFactory the connection factory to read the parking lot with
-	 * @param parkingLot the parking lot's queue
-	 * @param forwarder publishes replayed messages to their origin queue, confirmed
-	 * @param replaySettings how fast replays go
-	 * @param clock the clock
-	 */
-	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
-			ReplaySettings replaySettings, Clock clock) {
-		this(connectionFactory, parkingLot, forwarder, replaySettings, RetryObservations.DISABLED, clock);
-	}
-
-	/**
-	 * Create a service for a parking lot whose replays are observed.
-	 * @param connectionFactory the connection factory to read the parking lot with
-	 * @param parkingLot the parking lot's queue
-	 * @param forwarder publishes replayed messages to their origin queue, confirmed
-	 * @param replaySettings how fast replays go
-	 * @param observations observes the publish of each replayed message
-	 * @param clock the clock
-	 */
-	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
-			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
-		this(connectionFactory, parkingLot, forwarder::toQueue, replaySettings, observations, clock);
-	}
-
-	/**
-	 * Create a service for a parking lot whose replays are observed and published, one
-	 * {@link MessageReplayedEvent} per replayed message.
-	 * @param connectionFactory the connection factory to read the parking lot with
-	 * @param parkingLot the parking lot's queue
-	 * @param forwarder publishes replayed messages to their origin queue, confirmed
-	 * @param replaySettings how fast replays go
-	 * @param observations observes the publish of each replayed message
-	 * @param events where each replayed message is published, once the broker confirmed
-	 * it
-	 * @param clock the clock
-	 */
-	public ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, MessageForwarder forwarder,
-			ReplaySettings replaySettings, RetryObservations observations, RetryEventPublisher events, Clock clock) {
-		this(connectionFactory, parkingLot, publishing(forwarder::toQueue, events), replaySettings, observations,
-				clock);
-	}
-
-	ParkingLotService(ConnectionFactory connectionFactory, String parkingLot, Replayer replayer,
-			ReplaySettings replaySettings, RetryObservations observations, Clock clock) {
-		this.scanner = new ParkingLotScanner(connectionFactory, parkingLot);
-		this.replays = new ParkingLotReplays(this.scanner, replayer, replaySettings, observations, clock);
-		this.purges = new ParkingLotPurges(this.scanner);
-		this.expiry = new ParkingLotExpiry(this.scanner, clock);
-	}
-
-	private static Replayer publishing(Replayer replayer, RetryEventPublisher events) {
-		return (queue, properties, body) -> {
-			replayer.publish(queue, properties, body);
-			Object replays = ParkedMessages.headers(properties).get(RetryHeaders.REPLAY_COUNT);
-			events
-				.publish(new MessageReplayedEvent(queue, RetryHeaderValues.count(replays), properties.getMessageId()));
-		};
-	}
+	int MAX_SCAN_LIMIT = 1_000_000;
 
 	/**
 	 * The parking lot's queue.
 	 * @return its name
 	 */
-	public String parkingLot() {
-		return this.scanner.parkingLot();
-	}
+	String parkingLot();
 
 	/**
 	 * How fast replays go.
 	 * @return the settings
 	 */
-	public ReplaySettings replaySettings() {
-		return this.replays.replaySettings();
-	}
+	ReplaySettings replaySettings();
 
 	/**
 	 * The oldest matching parked messages, left where they are.
@@ -158,7 +56,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the messages
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
-	public PeekResult peek(ParkingLotRequest request) {
+	default PeekResult peek(ParkingLotRequest request) {
 		return peek(request.filter(), (request.limit() != null) ? request.limit() : DEFAULT_PEEK_LIMIT,
 				request.scanLimitOrDefault());
 	}
@@ -169,7 +67,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the groups
 	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
-	public FailureGroups groups(ParkingLotRequest request) {
+	default FailureGroups groups(ParkingLotRequest request) {
 		return groups(request.filter(), request.scanLimitOrDefault());
 	}
 
@@ -182,9 +80,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return what was (or would be) removed
 	 * @throws ParkingLotRequestException when a purge of everything lacks {@code all}
 	 */
-	public PurgeResult purgeAsRequested(ParkingLotRequest request) {
-		return this.purges.purgeAsRequested(request);
-	}
+	PurgeResult purgeAsRequested(ParkingLotRequest request);
 
 	/**
 	 * The oldest parked messages that failed on a queue, left where they are.
@@ -193,7 +89,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the messages
 	 * @throws ParkingLotRequestException when the limit is out of range
 	 */
-	public PeekResult peek(@Nullable String originQueue, int limit) {
+	default PeekResult peek(@Nullable String originQueue, int limit) {
 		return peek(ParkedMessageFilter.forQueue(originQueue), limit, DEFAULT_SCAN_LIMIT);
 	}
 
@@ -205,21 +101,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the messages
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
-	public PeekResult peek(ParkedMessageFilter filter, int limit, int scanLimit) {
-		ParkedMessageLooker.checkRange("limit", limit, MAX_PEEK_LIMIT);
-		ParkedMessageLooker.checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
-		List<ParkedMessage> messages = new ArrayList<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new ParkedMessageLooker(filter, messages::add) {
-
-			@Override
-			public boolean wantsMore() {
-				return messages.size() < limit;
-			}
-
-		});
-		return new PeekResult(parkingLot(), pass.depth(), pass.count(),
-				messages.size() < limit && ParkedMessageLooker.isPartial(pass, scanLimit), messages);
-	}
+	PeekResult peek(ParkedMessageFilter filter, int limit, int scanLimit);
 
 	/**
 	 * The matching parked messages grouped by how they failed, largest group first.
@@ -228,16 +110,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return the groups
 	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
-	public FailureGroups groups(ParkedMessageFilter filter, int scanLimit) {
-		ParkedMessageLooker.checkRange("scanLimit", scanLimit, MAX_SCAN_LIMIT);
-		Map<String, FailureGroup> groups = new LinkedHashMap<>();
-		ParkingLotScanner.Pass pass = this.scanner.pass(scanLimit, new ParkedMessageLooker(filter, (message) -> groups
-			.merge(message.group(), FailureGroup.of(message), (group, one) -> group.with(message))));
-		List<FailureGroup> largestFirst = new ArrayList<>(groups.values());
-		largestFirst.sort(Comparator.comparingLong(FailureGroup::count).reversed());
-		return new FailureGroups(parkingLot(), pass.depth(), pass.count(),
-				ParkedMessageLooker.isPartial(pass, scanLimit), largestFirst);
-	}
+	FailureGroups groups(ParkedMessageFilter filter, int scanLimit);
 
 	/**
 	 * Move the parked messages that failed on a queue back to it, in the calling thread.
@@ -246,7 +119,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return how many moved and how many stayed, and why
 	 * @see #replayMatching(ParkedMessageFilter, Integer)
 	 */
-	public ReplayResult replay(@Nullable String originQueue, @Nullable Integer limit) {
+	default ReplayResult replay(@Nullable String originQueue, @Nullable Integer limit) {
 		return replayMatching(ParkedMessageFilter.forQueue(originQueue), limit);
 	}
 
@@ -263,9 +136,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when the limit is less than 1
 	 * @throws ReplayInProgressException when another replay runs
 	 */
-	public ReplayResult replayMatching(ParkedMessageFilter filter, @Nullable Integer limit) {
-		return this.replays.replayMatching(filter, limit);
-	}
+	ReplayResult replayMatching(ParkedMessageFilter filter, @Nullable Integer limit);
 
 	/**
 	 * Start a replay in the background; it can be watched with {@link #replayStatus()}
@@ -277,7 +148,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ReplayInProgressException when another replay runs
 	 * @see #replayMatching(ParkedMessageFilter, Integer)
 	 */
-	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
+	default ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit) {
 		return startReplay(filter, limit, (status) -> {
 		});
 	}
@@ -292,18 +163,13 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @throws ParkingLotRequestException when the limit is less than 1
 	 * @throws ReplayInProgressException when another replay runs
 	 */
-	public ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit,
-			Consumer<ReplayStatus> whenEnded) {
-		return this.replays.startReplay(filter, limit, whenEnded);
-	}
+	ReplayStatus startReplay(ParkedMessageFilter filter, @Nullable Integer limit, Consumer<ReplayStatus> whenEnded);
 
 	/**
 	 * The replay running in the background, or the last one.
 	 * @return its status, or {@code null} if no replay was started in the background
 	 */
-	public @Nullable ReplayStatus replayStatus() {
-		return this.replays.replayStatus();
-	}
+	@Nullable ReplayStatus replayStatus();
 
 	/**
 	 * Stop the replay running in the background: it publishes nothing more, and every
@@ -311,9 +177,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * timeout of a publish on its way).
 	 * @return its status, or {@code null} if no replay was started in the background
 	 */
-	public @Nullable ReplayStatus stopReplay() {
-		return this.replays.stopReplay();
-	}
+	@Nullable ReplayStatus stopReplay();
 
 	/**
 	 * What a replay would move (a dry run): nothing is moved.
@@ -323,16 +187,14 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return what would move and what would stay
 	 * @throws ParkingLotRequestException when a limit is out of range
 	 */
-	public ReplayPreview previewReplay(ParkedMessageFilter filter, @Nullable Integer limit, int scanLimit) {
-		return this.replays.previewReplay(filter, limit, scanLimit);
-	}
+	ReplayPreview previewReplay(ParkedMessageFilter filter, @Nullable Integer limit, int scanLimit);
 
 	/**
 	 * Remove the parked messages that failed on a queue for good.
 	 * @param originQueue only messages that failed on this queue, or {@code null} for all
 	 * @return how many were removed
 	 */
-	public long purge(@Nullable String originQueue) {
+	default long purge(@Nullable String originQueue) {
 		return purgeMatching(ParkedMessageFilter.forQueue(originQueue)).purged();
 	}
 
@@ -342,9 +204,7 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @param filter which messages
 	 * @return what was removed
 	 */
-	public PurgeResult purgeMatching(ParkedMessageFilter filter) {
-		return this.purges.purgeMatching(filter);
-	}
+	PurgeResult purgeMatching(ParkedMessageFilter filter);
 
 	/**
 	 * What a purge would remove (a dry run): nothing is removed.
@@ -353,28 +213,22 @@ public final class ParkingLotService implements AutoCloseable {
 	 * @return what would be removed
 	 * @throws ParkingLotRequestException when the scan limit is out of range
 	 */
-	public PurgeResult previewPurge(ParkedMessageFilter filter, int scanLimit) {
-		return this.purges.previewPurge(filter, scanLimit);
-	}
+	PurgeResult previewPurge(ParkedMessageFilter filter, int scanLimit);
 
 	/**
 	 * Remove, for good, the parked messages that the retention limits no longer keep:
 	 * those parked longer ago than the maximum age, and the oldest beyond the maximum
-	 * count. {@link ParkingLotRetention} calls it periodically when
-	 * {@code retry.retention.*} sets a limit.
+	 * count. The starter calls it periodically when {@code retry.retention.*} sets a
+	 * limit.
 	 * @param limits the limits
 	 * @return what was removed
 	 */
-	public RetentionResult removeExpired(RetentionLimits limits) {
-		return this.expiry.removeExpired(limits);
-	}
+	RetentionResult removeExpired(RetentionLimits limits);
 
 	/**
 	 * Stop a replay running in the background; everything it has not moved stays parked.
 	 */
 	@Override
-	public void close() {
-		this.replays.close();
-	}
+	void close();
 
 }

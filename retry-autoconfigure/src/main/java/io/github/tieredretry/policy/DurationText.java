@@ -41,7 +41,30 @@ public final class DurationText {
 				|| duration.getSeconds() >= MAX_MILLIS_SECONDS) {
 			return duration.toString();
 		}
-		return TierLadder.nameOf(duration);
+		return inLargestUnit(duration);
+	}
+
+	/**
+	 * Format a duration in whole milliseconds in its largest whole unit, as tier queues
+	 * are named.
+	 * @param tier the duration
+	 * @return e.g. {@code 10s}, {@code 2h}, {@code 1500ms}
+	 */
+	public static String inLargestUnit(Duration tier) {
+		long millis = tier.toMillis();
+		if (millis != 0 && millis % 86_400_000L == 0) {
+			return (millis / 86_400_000L) + "d";
+		}
+		if (millis != 0 && millis % 3_600_000L == 0) {
+			return (millis / 3_600_000L) + "h";
+		}
+		if (millis != 0 && millis % 60_000L == 0) {
+			return (millis / 60_000L) + "m";
+		}
+		if (millis != 0 && millis % 1000L == 0) {
+			return (millis / 1000L) + "s";
+		}
+		return millis + "ms";
 	}
 
 	/**

@@ -7,8 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One layer of retry settings in which any field may be unset ({@code null}): the
- * annotation, a named policy, or the defaults. {@link RetryPolicyResolver} merges layers
- * field by field.
+ * annotation, a named policy, or the defaults. The starter merges layers field by field.
  *
  * @param maxRetries retries after the first attempt
  * @param delays explicit delays before each retry (the last one repeats); empty or

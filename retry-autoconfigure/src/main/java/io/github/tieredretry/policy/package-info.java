@@ -1,10 +1,8 @@
 /**
- * Pure retry decisions: delays, tier selection, retry-or-park; no Spring or broker types
- * beyond Spring's back-off and retry policy.
- * <p>
- * Internal: public for the auto-configuration, not a stable API;
- * {@link io.github.tieredretry.policy.ParkedReason} is the exception (events and parked
- * messages carry it).
+ * The values of a listener's retry policy that applications see: the effective policy
+ * ({@link io.github.tieredretry.policy.EffectiveRetryPolicy}), the backend and breaker
+ * settings, the reasons a message is parked, and a delay asked for by the application
+ * ({@link io.github.tieredretry.policy.RetryAfter}).
  */
 @NullMarked
 package io.github.tieredretry.policy;

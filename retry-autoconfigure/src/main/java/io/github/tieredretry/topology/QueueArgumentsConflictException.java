@@ -8,8 +8,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.tieredretry.annotation.Backend;
+import io.github.tieredretry.internal.policy.BrokerDelayedRetry;
 import io.github.tieredretry.policy.BackendChoice;
-import io.github.tieredretry.policy.BrokerDelayedRetry;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -5,10 +5,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.internal.topology.RetryDeclarables;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
 import io.github.tieredretry.testbrokers.Ports;
-import io.github.tieredretry.topology.RetryDeclarables;
-import io.github.tieredretry.topology.RetryTopology;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

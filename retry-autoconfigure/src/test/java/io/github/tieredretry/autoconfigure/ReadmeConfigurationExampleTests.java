@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.tieredretry.listener.install.ListenerPolicies;
+import io.github.tieredretry.internal.install.ListenerPolicies;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import org.junit.jupiter.api.Test;
 

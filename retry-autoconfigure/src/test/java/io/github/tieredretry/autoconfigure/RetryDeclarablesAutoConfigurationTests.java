@@ -2,9 +2,9 @@ package io.github.tieredretry.autoconfigure;
 
 import java.util.List;
 
-import io.github.tieredretry.topology.RetryDeclarables;
-import io.github.tieredretry.topology.RetryTopology;
-import io.github.tieredretry.topology.RetryTopologyDeclarer;
+import io.github.tieredretry.internal.topology.RetryDeclarables;
+import io.github.tieredretry.internal.topology.RetryTopology;
+import io.github.tieredretry.internal.topology.RetryTopologyDeclarer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.Binding;

@@ -1,13 +1,13 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.listener.install.ListenerPolicies;
-import io.github.tieredretry.listener.install.RetryableListenerBeanPostProcessor;
-import io.github.tieredretry.listener.install.RetryableListenerInstaller;
-import io.github.tieredretry.listener.install.RetryableListenerVerifier;
-import io.github.tieredretry.topology.RetryDeclarables;
-import io.github.tieredretry.topology.RetryTopology;
-import io.github.tieredretry.topology.RetryTopologyInitializer;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.install.ListenerPolicies;
+import io.github.tieredretry.internal.install.RetryableListenerBeanPostProcessor;
+import io.github.tieredretry.internal.install.RetryableListenerInstaller;
+import io.github.tieredretry.internal.install.RetryableListenerVerifier;
+import io.github.tieredretry.internal.topology.RetryDeclarables;
+import io.github.tieredretry.internal.topology.RetryTopology;
+import io.github.tieredretry.internal.topology.RetryTopologyInitializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -1,13 +1,13 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.actuate.RetryEndpoint;
-import io.github.tieredretry.actuate.RetryEndpointWebExtension;
-import io.github.tieredretry.console.OperatorActions;
-import io.github.tieredretry.console.RetryOverview;
-import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.actuate.RetryEndpoint;
+import io.github.tieredretry.internal.actuate.RetryEndpointWebExtension;
+import io.github.tieredretry.internal.console.OperatorActions;
+import io.github.tieredretry.internal.console.RetryOverview;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.testbrokers.Ports;
-import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;

@@ -1,7 +1,7 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.actuate.RetryHealthIndicator;
-import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.actuate.RetryHealthIndicator;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
 import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,9 @@
 package io.github.tieredretry.autoconfigure;
 
-import io.github.tieredretry.forwarding.PublisherBlockedState;
-import io.github.tieredretry.metrics.PublisherBlockedMetrics;
-import io.github.tieredretry.metrics.RetryEventMetrics;
-import io.github.tieredretry.metrics.RetryQueueDepthMetrics;
+import io.github.tieredretry.internal.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.metrics.PublisherBlockedMetrics;
+import io.github.tieredretry.internal.metrics.RetryEventMetrics;
+import io.github.tieredretry.internal.metrics.RetryQueueDepthMetrics;
 import io.github.tieredretry.testbrokers.Ports;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

@@ -5,7 +5,7 @@ import java.util.stream.Stream;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.listener.install.ListenerPolicies;
+import io.github.tieredretry.internal.install.ListenerPolicies;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,17 +2,17 @@ package io.github.tieredretry.autoconfigure;
 
 import java.util.List;
 
-import io.github.tieredretry.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.install.ListenerPolicies;
+import io.github.tieredretry.internal.install.RetryableListenerBeanPostProcessor;
+import io.github.tieredretry.internal.install.RetryableListenerInstaller;
+import io.github.tieredretry.internal.install.RetryableListenerVerifier;
+import io.github.tieredretry.internal.topology.RetryDeclarables;
+import io.github.tieredretry.internal.topology.RetryTopology;
+import io.github.tieredretry.internal.topology.RetryTopologyDeclarer;
+import io.github.tieredretry.internal.topology.RetryTopologyInitializer;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.listener.install.ListenerPolicies;
-import io.github.tieredretry.listener.install.RetryableListenerBeanPostProcessor;
-import io.github.tieredretry.listener.install.RetryableListenerInstaller;
-import io.github.tieredretry.listener.install.RetryableListenerVerifier;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryDeclarables;
-import io.github.tieredretry.topology.RetryTopology;
-import io.github.tieredretry.topology.RetryTopologyDeclarer;
-import io.github.tieredretry.topology.RetryTopologyInitializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -46,7 +46,7 @@ class TieredRetryRuntimeHintsTests {
 	@Test
 	void consoleResourcesAreRegistered() {
 		for (String file : new String[] { "index.html", "console.js", "console.css" }) {
-			String path = "io/github/tieredretry/console/static/" + file;
+			String path = "io/github/tieredretry/internal/console/static/" + file;
 			assertThat(getClass().getClassLoader().getResource(path)).as(path).isNotNull();
 			assertThat(RuntimeHintsPredicates.resource().forResource(path)).as(path).accepts(this.hints);
 		}

@@ -10,9 +10,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.console.RetryOverview;
 import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;

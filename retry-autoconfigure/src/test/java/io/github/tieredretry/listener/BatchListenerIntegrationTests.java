@@ -10,7 +10,7 @@ import java.util.stream.IntStream;
 
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.listener.install.RetryBackends;
+import io.github.tieredretry.internal.install.RetryBackends;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;

@@ -1,7 +1,7 @@
 package io.github.tieredretry.listener;
 
 import io.github.tieredretry.annotation.Backend;
-import io.github.tieredretry.listener.install.RetryBackends;
+import io.github.tieredretry.internal.install.RetryBackends;
 import io.github.tieredretry.testsupport.TestBroker;
 
 import static org.assertj.core.api.Assertions.assertThat;

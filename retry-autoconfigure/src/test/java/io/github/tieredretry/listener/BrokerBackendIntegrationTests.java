@@ -6,9 +6,9 @@ import java.util.Map;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.console.RetryOverview;
 import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;

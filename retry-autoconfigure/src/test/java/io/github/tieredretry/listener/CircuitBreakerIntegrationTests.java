@@ -7,11 +7,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.tieredretry.annotation.Breaker;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.console.RetryOverview;
 import io.github.tieredretry.event.ListenerPausedEvent;
 import io.github.tieredretry.event.ListenerResumedEvent;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.metrics.BreakerMetrics;
+import io.github.tieredretry.internal.console.RetryOverview;
+import io.github.tieredretry.internal.metrics.BreakerMetrics;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.OutboundFrames;

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.metrics.RetryEventMetrics;
+import io.github.tieredretry.internal.metrics.RetryEventMetrics;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.InvocationRecorder.Invocation;
 import io.github.tieredretry.testsupport.Messages;

@@ -12,7 +12,7 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.listener.delivery.RetryingMessageListener;
+import io.github.tieredretry.internal.delivery.RetryingMessageListener;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.headers.HeaderChanges;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.headers.HeaderChanges;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;

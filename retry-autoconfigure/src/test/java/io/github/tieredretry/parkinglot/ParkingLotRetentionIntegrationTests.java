@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.console.OperatorActions;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.metrics.RetryEventMetrics;
+import io.github.tieredretry.internal.console.OperatorActions;
+import io.github.tieredretry.internal.metrics.RetryEventMetrics;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestQueues;

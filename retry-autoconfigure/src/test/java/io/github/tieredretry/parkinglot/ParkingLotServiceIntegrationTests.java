@@ -15,17 +15,18 @@ import java.util.UUID;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.forwarding.ForwardFailedException;
-import io.github.tieredretry.forwarding.MessageForwarder;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.forwarding.ForwardFailedException;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.parkinglot.DefaultParkingLotService;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.observation.RetryObservations;
-import io.github.tieredretry.policy.TierLadder;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestForwarding;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -381,7 +382,7 @@ class ParkingLotServiceIntegrationTests {
 			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
 		}
 		List<String> published = new ArrayList<>();
-		ParkingLotService failingOnSecond = new ParkingLotService(connectionFactory, PARKING_LOT,
+		ParkingLotService failingOnSecond = new DefaultParkingLotService(connectionFactory, PARKING_LOT,
 				(queue, properties, body) -> {
 					if (published.size() == 1) {
 						throw new ForwardFailedException(ForwardFailedException.Kind.NACKED, "nacked by the broker");
@@ -404,9 +405,10 @@ class ParkingLotServiceIntegrationTests {
 		for (int i = 1; i <= 3; i++) {
 			ids.add(park(PARKING_LOT, ORDERS, "order " + i));
 		}
-		ParkingLotService broken = new ParkingLotService(connectionFactory, PARKING_LOT, (queue, properties, body) -> {
-			throw new IllegalStateException("bug in a publisher");
-		}, FAST, RetryObservations.DISABLED, fixedClock());
+		ParkingLotService broken = new DefaultParkingLotService(connectionFactory, PARKING_LOT,
+				(queue, properties, body) -> {
+					throw new IllegalStateException("bug in a publisher");
+				}, FAST, RetryObservations.DISABLED, fixedClock());
 
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> broken.replay(null, null));
 
@@ -642,7 +644,7 @@ class ParkingLotServiceIntegrationTests {
 				queue);
 		MessageForwarder forwarder = TestForwarding.on(confirmingConnectionFactory, Duration.ofSeconds(5), topology)
 			.forwarder();
-		return new ParkingLotService(connectionFactory, queue, forwarder, settings, fixedClock());
+		return new DefaultParkingLotService(connectionFactory, queue, forwarder, settings, fixedClock());
 	}
 
 	private static Clock fixedClock() {

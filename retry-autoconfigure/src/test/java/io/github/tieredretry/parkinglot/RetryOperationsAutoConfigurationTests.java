@@ -3,18 +3,19 @@ package io.github.tieredretry.parkinglot;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.github.tieredretry.actuate.RetryEndpoint;
-import io.github.tieredretry.actuate.RetryHealthIndicator;
 import io.github.tieredretry.autoconfigure.RetryEndpointAutoConfiguration;
 import io.github.tieredretry.autoconfigure.RetryHealthContributorAutoConfiguration;
 import io.github.tieredretry.autoconfigure.RetryMetricsAutoConfiguration;
 import io.github.tieredretry.autoconfigure.RetryOperationsAutoConfiguration;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.metrics.RetryEventMetrics;
-import io.github.tieredretry.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.actuate.RetryEndpoint;
+import io.github.tieredretry.internal.actuate.RetryHealthIndicator;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.metrics.RetryEventMetrics;
+import io.github.tieredretry.internal.metrics.RetryQueueDepths;
+import io.github.tieredretry.internal.parkinglot.DefaultParkingLotService;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testbrokers.Ports;
-import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -116,7 +117,7 @@ class RetryOperationsAutoConfigurationTests {
 
 		@Bean
 		ParkingLotService customParkingLot(ConnectionFactory connectionFactory, MessageForwarder forwarder) {
-			return new ParkingLotService(connectionFactory, "custom-parking-lot", forwarder, Clock.systemUTC());
+			return new DefaultParkingLotService(connectionFactory, "custom-parking-lot", forwarder, Clock.systemUTC());
 		}
 
 	}

@@ -5,8 +5,8 @@ import java.util.Map;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.internal.install.RetryBackends;
 import io.github.tieredretry.listener.ListenerBackend;
-import io.github.tieredretry.listener.install.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;

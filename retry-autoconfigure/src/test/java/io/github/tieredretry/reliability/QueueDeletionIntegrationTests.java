@@ -7,8 +7,8 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.headers.HeaderChanges;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.headers.HeaderChanges;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;

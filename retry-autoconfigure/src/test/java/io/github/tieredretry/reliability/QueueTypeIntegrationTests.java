@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

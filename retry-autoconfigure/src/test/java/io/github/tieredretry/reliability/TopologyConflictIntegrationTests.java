@@ -3,12 +3,12 @@ package io.github.tieredretry.reliability;
 import java.util.List;
 import java.util.Map;
 
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
-import io.github.tieredretry.topology.RetryTopology;
 import io.github.tieredretry.topology.RetryTopologyConflictException;
 import io.github.tieredretry.topology.RetryTopologyConflictException.Conflict;
 import org.junit.jupiter.api.Test;

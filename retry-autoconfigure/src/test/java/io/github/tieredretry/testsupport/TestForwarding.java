@@ -3,11 +3,11 @@ package io.github.tieredretry.testsupport;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.github.tieredretry.forwarding.ConfirmedPublisher;
-import io.github.tieredretry.forwarding.MessageForwarder;
-import io.github.tieredretry.forwarding.PublisherBlockedState;
-import io.github.tieredretry.forwarding.RetryExecutors;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.forwarding.ConfirmedPublisher;
+import io.github.tieredretry.internal.forwarding.MessageForwarder;
+import io.github.tieredretry.internal.forwarding.PublisherBlockedState;
+import io.github.tieredretry.internal.forwarding.RetryExecutors;
+import io.github.tieredretry.internal.topology.RetryTopology;
 
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;

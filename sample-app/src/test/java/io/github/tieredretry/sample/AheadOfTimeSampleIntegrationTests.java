@@ -164,7 +164,7 @@ class AheadOfTimeSampleIntegrationTests {
 		List<String> types = JsonPath.read(hints, "$.reflection[*].type");
 		assertThat(types).contains(PaymentGateway.FraudSuspectedException.class.getName());
 		List<String> resources = JsonPath.read(hints, "$.resources[*].glob");
-		assertThat(resources).contains("io/github/tieredretry/console/static/*");
+		assertThat(resources).contains("io/github/tieredretry/internal/console/static/*");
 	}
 
 	private static List<Map<String, Object>> parked() throws IOException, InterruptedException {

@@ -3,7 +3,7 @@ package io.github.tieredretry.benchmarks.app;
 import java.util.Map;
 
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.amqp.core.Message;

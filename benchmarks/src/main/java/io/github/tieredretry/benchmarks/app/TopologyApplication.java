@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.policy.TierLadder;
+import io.github.tieredretry.internal.policy.TierLadder;
 
 import org.springframework.amqp.core.Declarable;
 import org.springframework.amqp.core.Declarables;

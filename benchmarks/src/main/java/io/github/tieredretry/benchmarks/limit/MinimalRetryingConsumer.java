@@ -20,8 +20,8 @@ import io.github.tieredretry.benchmarks.app.Workload;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.policy.TierLadder;
-import io.github.tieredretry.topology.RetryTopology;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -12,9 +12,8 @@ import java.util.stream.Collectors;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testbrokers.HarnessBroker;
-import io.github.tieredretry.testsupport.InvocationRecorder;
-import io.github.tieredretry.topology.RetryTopology;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

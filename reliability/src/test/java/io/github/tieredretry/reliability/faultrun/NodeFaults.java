@@ -5,9 +5,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
+import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testbrokers.LocalRabbitCluster;
 import io.github.tieredretry.testbrokers.LocalRabbitNode;
-import io.github.tieredretry.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 /**

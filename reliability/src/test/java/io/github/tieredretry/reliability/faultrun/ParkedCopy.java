@@ -4,8 +4,8 @@ import java.time.Instant;
 import java.util.Map;
 
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.headers.RetryHeaderValues;
 import io.github.tieredretry.headers.RetryHeaders;
+import io.github.tieredretry.internal.headers.RetryHeaderValues;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,0 +1,619 @@
+package io.github.tieredretry.internal.forwarding;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.AlreadyClosedException;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.ConfirmListener;
+import com.rabbitmq.client.ReturnListener;
+import com.rabbitmq.client.ShutdownListener;
+import com.rabbitmq.client.ShutdownSignalException;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.amqp.AmqpConnectException;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ChannelProxy;
+import org.springframework.amqp.rabbit.connection.Connection;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.RabbitUtils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.awaitility.Awaitility.await;
+import static org.mockito.ArgumentMatchers.any;
+import static org.mockito.ArgumentMatchers.anyBoolean;
+import static org.mockito.ArgumentMatchers.anyString;
+import static org.mockito.ArgumentMatchers.eq;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.BDDMockito.willAnswer;
+import static org.mockito.BDDMockito.willThrow;
+import static org.mockito.Mockito.mock;
+import static org.mockito.Mockito.never;
+import static org.mockito.Mockito.verify;
+
+/**
+ * Tests for {@link ConfirmedPublisher} without a broker: every channel is a fake whose
+ * confirms, returns and closes the test sends itself, on the channel the publish started
+ * on.
+ */
+class ConfirmedPublisherTests {
+
+	private static final AMQP.BasicProperties PROPERTIES = new AMQP.BasicProperties.Builder().messageId("m-1")
+		.deliveryMode(2)
+		.build();
+
+	private static final byte[] BODY = "order 42".getBytes();
+
+	private final RetryExecutors executors = new RetryExecutors();
+
+	private final PublisherBlockedState blockedState = new PublisherBlockedState(Clock.systemUTC(), (event) -> {
+	});
+
+	private final FakeChannels channels = new FakeChannels();
+
+	@AfterEach
+	void closeExecutors() {
+		this.executors.close(Duration.ZERO);
+	}
+
+	@Test
+	void brokerAckCompletesThePublishAndGivesItsChannelBackToTheCache() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		assertThat(result).isNotDone();
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+
+		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+		verify(channel.real).basicPublish(eq("retry.delay"), eq("orders"), eq(true), any(AMQP.BasicProperties.class),
+				eq(BODY));
+		assertThat(channel.awaitClose()).as("closed for good").isFalse();
+		verify(channel.real).removeConfirmListener(channel.confirms());
+		verify(channel.real).removeReturnListener(channel.returns());
+		verify(channel.real).removeShutdownListener(channel.shutdowns());
+	}
+
+	@Test
+	void confirmsOfOtherPublishesOnTheChannelSettleNothing() throws Exception {
+		this.channels.nextSequenceNumber = 7;
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.confirms().handleAck(6, false);
+		channel.confirms().handleAck(6, true);
+		channel.confirms().handleNack(5, true);
+		assertThat(result).isNotDone();
+		channel.confirms().handleAck(9, true);
+
+		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void brokerNackFailsThePublishAsNackedAndItsChannelIsNeverReused() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.confirms().handleNack(channel.sequenceNumber, false);
+
+		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.NACKED);
+		assertThat(channel.awaitClose()).as("closed for good").isTrue();
+	}
+
+	@Test
+	void returnedPublishFailsAsReturnedWhenItsConfirmArrives() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("", "no-such-queue", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.returns().handleReturn(312, "NO_ROUTE", "", "no-such-queue", PROPERTIES, BODY);
+		assertThat(result).as("settled by the confirm that follows the return").isNotDone();
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+
+		ForwardFailedException failure = failureOf(result);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED);
+		assertThat(failure).hasMessageContaining("312 NO_ROUTE").hasMessageContaining("'no-such-queue'");
+		assertThat(channel.awaitClose()).as("a returned publish is confirmed: its channel is reusable").isFalse();
+	}
+
+	@Test
+	void publishWithoutConfirmTimesOutOnTheTimerAndItsChannelIsClosedForGood() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMillis(200));
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+
+		ForwardFailedException failure = failureOf(result);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.TIMEOUT);
+		assertThat(failure).hasMessageContaining("no confirm within 200 ms");
+		assertThat(channel.awaitClose()).as("a late confirm may still arrive on it").isTrue();
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+		assertThat(result).isCompletedExceptionally();
+	}
+
+	@Test
+	void channelClosedForAMissingExchangeFailsThePublishAsMissingExchange() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.open = false;
+		channel.shutdowns().shutdownCompleted(channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'"));
+
+		ForwardFailedException failure = failureOf(result);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+		assertThat(failure).hasMessageContaining("no exchange 'retry.delay'");
+		assertThat(channel.awaitClose()).isTrue();
+	}
+
+	@Test
+	void channelClosedBeforeItsShutdownListenerCouldRunIsNeverReportedAsConfirmed() throws Exception {
+		// The broker closed the channel for the missing exchange while the publish was
+		// being made: no shutdown callback reaches this publish, and no confirm will ever
+		// come. It must fail now, not succeed or time out.
+		this.channels.onPublish = (channel) -> {
+			channel.open = false;
+			channel.closeReason = channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'");
+		};
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+
+		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+		assertThat(result).isCompletedExceptionally();
+	}
+
+	@Test
+	void publishOnAChannelThatIsAlreadyClosedFailsWithTheReasonOfTheClose() throws Exception {
+		this.channels.publishFailure = new AlreadyClosedException(
+				channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'"));
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+
+		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+		assertThat(this.channels.opened.get(0).awaitClose()).isTrue();
+	}
+
+	@Test
+	void lostConnectionFailsThePublishAsAPublishError() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.open = false;
+		AMQP.Connection.Close close = new AMQP.Connection.Close.Builder().replyCode(AMQP.CONNECTION_FORCED)
+			.replyText("CONNECTION_FORCED - broker forced connection closure")
+			.build();
+		channel.shutdowns().shutdownCompleted(new ShutdownSignalException(true, false, close, null));
+
+		ForwardFailedException failure = failureOf(result);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(failure).hasMessageContaining("channel closed");
+		assertThat(channel.awaitClose()).isTrue();
+	}
+
+	@Test
+	void publishThatGetsNoChannelFailsAndFreesItsSlotForTheNextPublish() throws Exception {
+		this.channels.connectionFailures = 1;
+		ConfirmedPublisher publisher = publisher(this.channels.cachingFactory(1), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> first = publisher.publish("", "orders", PROPERTIES, BODY);
+		ForwardFailedException failure = failureOf(first);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(failure).hasMessageContaining("no channel");
+
+		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+		assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void publishesBeyondTheCachedChannelsWaitForAChannelToBeGivenBack() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.cachingFactory(1), Duration.ofMinutes(1));
+
+		CompletableFuture<Void> first = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel firstChannel = this.channels.awaitPublish(0);
+		await().during(Duration.ofMillis(300))
+			.atMost(Duration.ofSeconds(2))
+			.until(() -> this.channels.opened.size() == 1 && !second.isDone());
+
+		firstChannel.confirms().handleAck(firstChannel.sequenceNumber, false);
+		FakeChannel secondChannel = this.channels.awaitPublish(1);
+		assertThat(firstChannel.awaitClose()).isFalse();
+		secondChannel.confirms().handleAck(secondChannel.sequenceNumber, false);
+
+		assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+		assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void whileTheBrokerBlocksPublishingPublishesAreHeldAndGoOutWhenItUnblocks() throws Exception {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		this.blockedState.handleBlocked("low on memory");
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		assertThat(publisher.isBlocked()).isTrue();
+		assertThat(result).isNotDone();
+		verify(factory, never()).createConnection();
+
+		this.blockedState.handleUnblocked();
+		FakeChannel channel = this.channels.awaitPublish(0);
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void publishAndWaitFailsAtOnceAsBlockedWhileTheBrokerBlocksPublishing() {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		this.blockedState.handleBlocked("low on memory");
+
+		assertThatExceptionOfType(ForwardFailedException.class)
+			.isThrownBy(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))
+			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED))
+			.withMessageContaining("low on memory");
+		verify(factory, never()).createConnection();
+	}
+
+	@Test
+	void publishAndWaitFailsAsBlockedWhenTheBrokerBlocksBeforeItsPublishStartedAndNeverPublishesLater()
+			throws Exception {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMillis(500));
+		CompletableFuture<Void> publisherThreadBusy = new CompletableFuture<>();
+		this.executors.publisher().execute(publisherThreadBusy::join);
+		AtomicReference<Throwable> thrown = new AtomicReference<>();
+		Thread caller = new Thread(
+				() -> thrown.set(catchThrowable(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))));
+		caller.start();
+		// The check at the call passed; the caller waits while its publish waits for the
+		// publisher thread.
+		await().atMost(Duration.ofSeconds(5)).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+
+		this.blockedState.handleBlocked("low on memory");
+		publisherThreadBusy.complete(null);
+
+		caller.join(1500);
+		assertThat(thrown.get()).as("publishAndWait ended, well before its 2 s bound")
+			.isInstanceOfSatisfying(ForwardFailedException.class,
+					(ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED))
+			.hasMessageContaining("low on memory");
+		this.blockedState.handleUnblocked();
+		CompletableFuture<Void> publisherThreadPassed = CompletableFuture.runAsync(() -> {
+		}, this.executors.publisher());
+		assertThat(publisherThreadPassed).succeedsWithin(Duration.ofSeconds(5));
+		assertThat(this.channels.opened).as("nothing published after the caller was told it failed").isEmpty();
+	}
+
+	@Test
+	void publishAndWaitReturnsOnceTheBrokerConfirms() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+		this.channels.onPublish = (channel) -> channel.confirmLater();
+
+		publisher.publishAndWait("", "orders", PROPERTIES, BODY);
+
+		assertThat(this.channels.opened).hasSize(1);
+	}
+
+	@Test
+	void publishAndWaitThrowsTheFailureOfThePublish() {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+		this.channels.onPublish = (channel) -> channel.nackLater();
+
+		assertThatExceptionOfType(ForwardFailedException.class)
+			.isThrownBy(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))
+			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.NACKED));
+	}
+
+	@Test
+	void confirmTimeoutDoesNotRunOutWhileTheBrokerBlocksPublishing() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMillis(300));
+		// The broker blocks the connection right after the publish, well within the
+		// confirm timeout.
+		this.channels.onPublish = (channel) -> this.blockedState.handleBlocked("low on disk");
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+		await().during(Duration.ofMillis(900)).atMost(Duration.ofSeconds(3)).until(() -> !result.isDone());
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+
+		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void releasingHeldPublishesFailsThemAsBlockedAndPublishesNothing() {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		this.blockedState.handleBlocked("low on memory");
+		CompletableFuture<Void> held = publisher.publish("", "orders", PROPERTIES, BODY);
+
+		publisher.releaseHeld();
+
+		assertThat(failureOf(held).getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED);
+		this.blockedState.handleUnblocked();
+		verify(factory, never()).createConnection();
+	}
+
+	@Test
+	void closedPublisherFailsHeldAndNewPublishesWithoutPublishing() {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		this.blockedState.handleBlocked("low on memory");
+		CompletableFuture<Void> held = publisher.publish("", "orders", PROPERTIES, BODY);
+
+		publisher.close();
+		this.blockedState.handleUnblocked();
+		CompletableFuture<Void> afterClose = publisher.publish("", "orders", PROPERTIES, BODY);
+
+		assertThat(failureOf(held).getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED);
+		ForwardFailedException failure = failureOf(afterClose);
+		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(failure).hasMessageContaining("the publisher is closed");
+		verify(factory, never()).createConnection();
+	}
+
+	@Test
+	void closeWaitsForAPublishOnItsWayToBeSettled() throws Exception {
+		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofSeconds(30));
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		FakeChannel channel = this.channels.awaitPublish(0);
+
+		CompletableFuture<Void> closing = CompletableFuture.runAsync(publisher::close);
+		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !closing.isDone());
+		channel.confirms().handleAck(channel.sequenceNumber, false);
+
+		assertThat(closing).succeedsWithin(Duration.ofSeconds(5));
+		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void publishAfterTheExecutorsAreClosedFailsWithoutThrowing() {
+		ConnectionFactory factory = this.channels.factory();
+		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		this.executors.close(Duration.ZERO);
+
+		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+
+		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		verify(factory, never()).createConnection();
+	}
+
+	@Test
+	void missingExchangeIsRecognisedAnywhereInTheCauseChainOfAChannelClose() {
+		ShutdownSignalException notFound = channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'x'");
+		assertThat(ConfirmedPublisher.errorKind(notFound)).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+		assertThat(ConfirmedPublisher.errorKind(new IOException(new IllegalStateException(notFound))))
+			.isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+	}
+
+	@Test
+	void otherClosesAndFailuresAreAPublishError() {
+		AMQP.Connection.Close connectionNotFound = new AMQP.Connection.Close.Builder().replyCode(AMQP.NOT_FOUND)
+			.replyText("NOT_FOUND")
+			.build();
+		assertThat(ConfirmedPublisher.errorKind(channelClose(AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED")))
+			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(ConfirmedPublisher.errorKind(new ShutdownSignalException(true, false, connectionNotFound, null)))
+			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(ConfirmedPublisher.errorKind(new IOException("connection reset")))
+			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		assertThat(ConfirmedPublisher.errorKind(null)).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+	}
+
+	private ConfirmedPublisher publisher(ConnectionFactory connectionFactory, Duration confirmTimeout) {
+		return new ConfirmedPublisher(connectionFactory, confirmTimeout, this.executors, this.blockedState);
+	}
+
+	private static ShutdownSignalException channelClose(int replyCode, String replyText) {
+		AMQP.Channel.Close close = new AMQP.Channel.Close.Builder().replyCode(replyCode).replyText(replyText).build();
+		return new ShutdownSignalException(false, false, close, null);
+	}
+
+	private static ForwardFailedException failureOf(CompletableFuture<Void> result) {
+		Throwable thrown = catchThrowable(() -> result.get(5, TimeUnit.SECONDS));
+		assertThat(thrown).isInstanceOf(ExecutionException.class).cause().isInstanceOf(ForwardFailedException.class);
+		return (ForwardFailedException) thrown.getCause();
+	}
+
+	/**
+	 * Hands out a new fake channel for every channel the publisher takes from the
+	 * connection.
+	 */
+	static final class FakeChannels {
+
+		final List<FakeChannel> opened = new CopyOnWriteArrayList<>();
+
+		volatile long nextSequenceNumber = 1;
+
+		volatile int connectionFailures;
+
+		volatile @Nullable RuntimeException publishFailure;
+
+		volatile ChannelAction onPublish = (channel) -> {
+		};
+
+		ConnectionFactory factory() {
+			return stub(mock(ConnectionFactory.class));
+		}
+
+		/** A caching factory whose cache holds the given number of channels. */
+		ConnectionFactory cachingFactory(int channelCacheSize) {
+			CachingConnectionFactory factory = mock(CachingConnectionFactory.class);
+			given(factory.getChannelCacheSize()).willReturn(channelCacheSize);
+			return stub(factory);
+		}
+
+		private <T extends ConnectionFactory> T stub(T factory) {
+			Connection connection = mock(Connection.class);
+			given(factory.getUsername()).willReturn("guest");
+			given(factory.createConnection()).willAnswer((invocation) -> {
+				if (this.connectionFailures > 0) {
+					this.connectionFailures--;
+					throw new AmqpConnectException(new ConnectException("Connection refused"));
+				}
+				return connection;
+			});
+			given(connection.createChannel(anyBoolean())).willAnswer((invocation) -> {
+				FakeChannel channel = new FakeChannel(this.nextSequenceNumber, this);
+				this.opened.add(channel);
+				return channel.cached;
+			});
+			return factory;
+		}
+
+		FakeChannel awaitPublish(int index) {
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> this.opened.size() > index && this.opened.get(index).published.isDone());
+			return this.opened.get(index);
+		}
+
+	}
+
+	@FunctionalInterface
+	interface ChannelAction {
+
+		void run(FakeChannel channel);
+
+	}
+
+	/**
+	 * A cached-channel proxy and its real channel. Records the listeners the publish
+	 * registers, and whether the channel was given back to the cache ({@code false}) or
+	 * closed for good ({@code true}).
+	 */
+	static final class FakeChannel {
+
+		final ChannelProxy cached = mock(ChannelProxy.class);
+
+		final Channel real = mock(Channel.class);
+
+		final long sequenceNumber;
+
+		final CompletableFuture<Void> published = new CompletableFuture<>();
+
+		final CompletableFuture<Boolean> closedForGood = new CompletableFuture<>();
+
+		volatile boolean open = true;
+
+		volatile @Nullable ShutdownSignalException closeReason;
+
+		private volatile @Nullable ConfirmListener confirms;
+
+		private volatile @Nullable ReturnListener returns;
+
+		private volatile @Nullable ShutdownListener shutdowns;
+
+		FakeChannel(long sequenceNumber, FakeChannels channels) throws Exception {
+			this.sequenceNumber = sequenceNumber;
+			com.rabbitmq.client.Connection connection = mock(com.rabbitmq.client.Connection.class);
+			given(connection.getFrameMax()).willReturn(131_072);
+			given(this.cached.getTargetChannel()).willReturn(this.real);
+			given(this.real.getConnection()).willReturn(connection);
+			given(this.real.getNextPublishSeqNo()).willReturn(sequenceNumber);
+			given(this.real.isOpen()).willAnswer((invocation) -> this.open);
+			given(this.real.getCloseReason()).willAnswer((invocation) -> this.closeReason);
+			willAnswer((invocation) -> this.confirms = invocation.getArgument(0)).given(this.real)
+				.addConfirmListener(any(ConfirmListener.class));
+			willAnswer((invocation) -> this.returns = invocation.getArgument(0)).given(this.real)
+				.addReturnListener(any(ReturnListener.class));
+			willAnswer((invocation) -> this.shutdowns = invocation.getArgument(0)).given(this.real)
+				.addShutdownListener(any(ShutdownListener.class));
+			RuntimeException publishFailure = channels.publishFailure;
+			if (publishFailure != null) {
+				willThrow(publishFailure).given(this.real)
+					.basicPublish(anyString(), anyString(), anyBoolean(), any(AMQP.BasicProperties.class),
+							any(byte[].class));
+			}
+			else {
+				willAnswer((invocation) -> {
+					channels.onPublish.run(this);
+					this.published.complete(null);
+					return null;
+				}).given(this.real)
+					.basicPublish(anyString(), anyString(), anyBoolean(), any(AMQP.BasicProperties.class),
+							any(byte[].class));
+			}
+			willAnswer((invocation) -> {
+				this.closedForGood.complete(RabbitUtils.isPhysicalCloseRequired());
+				return null;
+			}).given(this.cached).close();
+		}
+
+		ConfirmListener confirms() {
+			return require(this.confirms);
+		}
+
+		ReturnListener returns() {
+			return require(this.returns);
+		}
+
+		ShutdownListener shutdowns() {
+			return require(this.shutdowns);
+		}
+
+		/**
+		 * A confirm from the broker, after the publish has returned (as from the
+		 * connection's I/O thread).
+		 */
+		void confirmLater() {
+			CompletableFuture.runAsync(() -> ackQuietly(true));
+		}
+
+		void nackLater() {
+			CompletableFuture.runAsync(() -> ackQuietly(false));
+		}
+
+		private void ackQuietly(boolean ack) {
+			try {
+				await().atMost(Duration.ofSeconds(5)).until(this.published::isDone);
+				if (ack) {
+					confirms().handleAck(this.sequenceNumber, false);
+				}
+				else {
+					confirms().handleNack(this.sequenceNumber, false);
+				}
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException(ex);
+			}
+		}
+
+		/**
+		 * Whether the channel was closed for good (rather than given back to the cache),
+		 * once it is let go.
+		 */
+		boolean awaitClose() throws InterruptedException, ExecutionException, TimeoutException {
+			return this.closedForGood.get(5, TimeUnit.SECONDS);
+		}
+
+		private static <T> T require(@Nullable T listener) {
+			assertThat(listener).as("listener registered by the publish").isNotNull();
+			return listener;
+		}
+
+	}
+
+}
