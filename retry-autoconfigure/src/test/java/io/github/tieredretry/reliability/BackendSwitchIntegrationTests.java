@@ -12,6 +12,8 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
+import org.assertj.core.api.AbstractCharSequenceAssert;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -77,9 +79,7 @@ class BackendSwitchIntegrationTests {
 		Map<String, Object> onTheTiers = with(onTheBroker, "retry.defaults.backend", "tiers");
 
 		if (delayedRetry) {
-			assertThatException().isThrownBy(() -> run(onTheTiers).close())
-				.satisfies((failure) -> assertThat(failure).hasStackTraceContaining("QueueArgumentsConflictException"));
-			assertThat(output).contains("APPLICATION FAILED TO START")
+			assertRefusedAsAQueueArgumentsConflict(onTheTiers, output, queue)
 				.contains("Queue '" + queue + "' on virtual host '/' exists with other arguments than this "
 						+ "application declares")
 				.contains("argument 'x-delayed-retry-type': the queue has 'failed'; this application declares none")
@@ -91,11 +91,7 @@ class BackendSwitchIntegrationTests {
 			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, Backend.BROKER);
 		}
 		else {
-			try (ConfigurableApplicationContext context = run(onTheTiers)) {
-				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
-				assertThat(choice(context).reason()).isEqualTo("the backend asked for is tiers");
-			}
-			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
+			assertThat(startsOnTheTiers(onTheTiers, output).reason()).isEqualTo("the backend asked for is tiers");
 		}
 	}
 
@@ -108,10 +104,7 @@ class BackendSwitchIntegrationTests {
 		Map<String, Object> notLinear = with(onTheBroker, "retry.defaults.delays", "1s, 5s, 30s");
 
 		if (delayedRetry) {
-			assertThatException().isThrownBy(() -> run(notLinear).close())
-				.satisfies((failure) -> assertThat(failure).hasStackTraceContaining("QueueArgumentsConflictException"));
-			assertThat(output).contains("APPLICATION FAILED TO START")
-				.contains("Queue '" + queue + "' on virtual host '/' exists with other arguments")
+			assertRefusedAsAQueueArgumentsConflict(notLinear, output, queue)
 				.contains("argument 'x-delayed-retry-type': the queue has 'failed'; this application declares none")
 				.contains("SwitchListener#onWork (backend auto asked for) would run its retries on the tiers: "
 						+ "the backend asked for is auto and the broker cannot hold its retries: its delays "
@@ -120,10 +113,7 @@ class BackendSwitchIntegrationTests {
 			assertUnchangedAndTheOriginalStartWorks(queue, WITH_DELAYED_RETRY, onTheBroker, Backend.BROKER);
 		}
 		else {
-			try (ConfigurableApplicationContext context = run(notLinear)) {
-				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
-			}
-			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
+			startsOnTheTiers(notLinear, output);
 		}
 	}
 
@@ -135,10 +125,7 @@ class BackendSwitchIntegrationTests {
 		Map<String, Object> withArguments = with(onTheTiers, "retry.broker.declare-queue-arguments", "true");
 
 		if (delayedRetry) {
-			assertThatException().isThrownBy(() -> run(withArguments).close())
-				.satisfies((failure) -> assertThat(failure).hasStackTraceContaining("QueueArgumentsConflictException"));
-			assertThat(output).contains("APPLICATION FAILED TO START")
-				.contains("Queue '" + queue + "' on virtual host '/' exists with other arguments")
+			assertRefusedAsAQueueArgumentsConflict(withArguments, output, queue)
 				.contains("argument 'x-delayed-retry-type': the queue has none; this application declares 'failed'")
 				.contains(
 						"SwitchListener#onWork (backend auto asked for) would run its retries on the broker: RabbitMQ "
@@ -149,11 +136,8 @@ class BackendSwitchIntegrationTests {
 			assertUnchangedAndTheOriginalStartWorks(queue, WITHOUT_DELAYED_RETRY, onTheTiers, Backend.TIERS);
 		}
 		else {
-			try (ConfigurableApplicationContext context = run(withArguments)) {
-				assertThat(choice(context).backend()).isEqualTo(Backend.TIERS);
-				assertThat(choice(context).reason()).contains("has no delayed retry (4.3 or later has)");
-			}
-			assertThat(output).doesNotContain("APPLICATION FAILED TO START");
+			assertThat(startsOnTheTiers(withArguments, output).reason())
+				.contains("has no delayed retry (4.3 or later has)");
 		}
 	}
 
@@ -197,6 +181,39 @@ class BackendSwitchIntegrationTests {
 		assertThat(queues.broker().declaresEquivalently(other, Map.of())).isTrue();
 	}
 
+	/**
+	 * Asserts that a start fails from 4.3 as the queue's arguments conflict with what it
+	 * declares, and says so.
+	 * @param properties the start's properties
+	 * @param output the output
+	 * @param queue the work queue
+	 * @return an assertion on the output, to assert more of what it says
+	 */
+	private static AbstractCharSequenceAssert<?, ?> assertRefusedAsAQueueArgumentsConflict(
+			Map<String, Object> properties, CapturedOutput output, String queue) {
+		assertThatException().isThrownBy(() -> run(properties).close())
+			.satisfies((failure) -> assertThat(failure).hasStackTraceContaining("QueueArgumentsConflictException"));
+		return assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Queue '" + queue + "' on virtual host '/' exists with other arguments");
+	}
+
+	/**
+	 * Asserts that a start works before 4.3, on the tiers (the delayed-retry arguments
+	 * are accepted and ignored there).
+	 * @param properties the start's properties
+	 * @param output the output
+	 * @return how the backend was chosen
+	 */
+	private static BackendChoice startsOnTheTiers(Map<String, Object> properties, CapturedOutput output) {
+		BackendChoice choice;
+		try (ConfigurableApplicationContext context = run(properties)) {
+			choice = choice(context);
+		}
+		assertThat(choice.backend()).isEqualTo(Backend.TIERS);
+		assertThat(output).doesNotContain("APPLICATION FAILED TO START");
+		return choice;
+	}
+
 	private static void assertFixForQuorumQueue(CapturedOutput output, String queue, String migration) {
 		assertThat(output).contains("rabbitmqctl list_queues -p / name messages")
 			.contains("rabbitmqctl delete_queue -p / " + queue + System.lineSeparator())
@@ -228,13 +245,10 @@ class BackendSwitchIntegrationTests {
 	 * {@code retry.broker.declare-queue-arguments}.
 	 */
 	private static Map<String, Object> linear(String queue) {
-		Map<String, Object> properties = TestApplications.brokerProperties();
+		Map<String, Object> properties = TopologyProperties.retrying(topology, queue, 3);
+		properties.putAll(TestApplications.brokerProperties());
 		properties.put("spring.main.web-application-type", "none");
-		properties.put("test.work", queue);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
 		properties.put("retry.queue-type", "quorum");
-		properties.put("retry.defaults.max-retries", "3");
 		properties.put("retry.defaults.delays", "1s, 2s, 3s");
 		properties.put("retry.broker.declare-queue-arguments", "true");
 		return properties;

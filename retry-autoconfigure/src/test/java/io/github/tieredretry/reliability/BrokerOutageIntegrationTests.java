@@ -1,23 +1,15 @@
 package io.github.tieredretry.reliability;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
-import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.OutboundFrames;
-import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestQueues;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,26 +37,8 @@ class BrokerOutageIntegrationTests {
 
 	static final String DEAD_LETTERS = queues.name("dead-letters");
 
-	TcpProxy consumerProxy;
-
-	TcpProxy publisherProxy;
-
-	BrokerClient broker;
-
-	@BeforeEach
-	void startProxies() {
-		TestBroker upstream = TestBroker.get();
-		this.consumerProxy = new TcpProxy(upstream.host(), upstream.port());
-		this.publisherProxy = new TcpProxy(upstream.host(), upstream.port());
-		this.broker = new BrokerClient();
-	}
-
-	@AfterEach
-	void stopProxies() {
-		this.consumerProxy.close();
-		this.publisherProxy.close();
-		this.broker.close();
-	}
+	@RegisterExtension
+	final BrokerProxies proxies = new BrokerProxies();
 
 	@Test
 	void applicationStartsWithoutTheBrokerAndDeclaresTheRetryTopologyWhenItComesBack() {
@@ -72,16 +46,16 @@ class BrokerOutageIntegrationTests {
 		// broker comes back.
 		TestQueues.Topology fresh = queues.topology();
 		String work = queues.name("late-work");
-		this.consumerProxy.cut();
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties(fresh, work))) {
+		this.proxies.consumer().cut();
+		try (ProxiedApplication app = this.proxies.startThroughTheConsumerProxy(properties(fresh, work))) {
 			assertThat(app.isRunning()).isTrue();
-			assertThat(this.broker.queueExists(fresh.shortTierQueue())).isFalse();
+			assertThat(queues.broker().queueExists(fresh.shortTierQueue())).isFalse();
 
-			this.consumerProxy.restore();
+			this.proxies.consumer().restore();
 
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> this.broker.queueExists(work) && this.broker.queueExists(fresh.shortTierQueue())
-						&& this.broker.queueExists(fresh.parkingLot()));
+				.until(() -> queues.broker().queueExists(work) && queues.broker().queueExists(fresh.shortTierQueue())
+						&& queues.broker().queueExists(fresh.parkingLot()));
 			String id = publish(work, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().successes(id) == 1);
 			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
@@ -93,12 +67,9 @@ class BrokerOutageIntegrationTests {
 	void retryStormWhileForwardsCannotReachTheBrokerHoldsTheFailedMessagesAndLosesNothing() {
 		Map<String, Object> properties = properties();
 		properties.put("test.concurrency", 2);
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
-			this.publisherProxy.cut();
-			List<String> ids = new ArrayList<>();
-			for (int i = 0; i < 50; i++) {
-				ids.add(publish(WORK, "fail-until-retry:1"));
-			}
+		try (ProxiedApplication app = this.proxies.start(properties)) {
+			this.proxies.publisher().cut();
+			List<String> ids = publishFailingOnce(50);
 
 			// Consumers still receive, forwards cannot reach the broker: each failed
 			// message is held unacknowledged and its forward tried again after a pause
@@ -111,16 +82,16 @@ class BrokerOutageIntegrationTests {
 			assertThat(app.frames().requeueingNacks()).isZero();
 			assertThat(app.frames().rejects()).isZero();
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isZero());
-			assertThat(this.broker.count(topology.shortTierQueue())).isZero();
+			assertThat(queues.broker().count(topology.shortTierQueue())).isZero();
 
-			this.publisherProxy.restore();
+			this.proxies.publisher().restore();
 
 			await().atMost(Duration.ofSeconds(60))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) == 1));
 			assertThat(ids).allSatisfy(
 					(id) -> assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 						.containsExactly(0L, 1L));
-			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			assertThat(queues.broker().count(topology.parkingLot())).isZero();
 			assertThat(app.frames().requeueingNacks()).isZero();
 		}
 	}
@@ -131,29 +102,23 @@ class BrokerOutageIntegrationTests {
 		properties.put("test.concurrency", 2);
 		properties.put("retry.publish.failure-initial-pause", "500ms");
 		properties.put("retry.publish.failure-max-pause", "15s");
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
+		try (ProxiedApplication app = this.proxies.start(properties)) {
 			// Held back, not refused: every message fails and its forward waits behind
-			// the
-			// frozen connection, so that all 25 are in flight when the blip comes. (With
-			// the connection refused from the start, a loaded machine had the first
-			// forwards
-			// fail, and the consumers pause, before the last messages were consumed: the
-			// failures then came in rounds, each a new failure after a pause, and the
-			// pause
-			// rightly grew to 8 s; seen once on RabbitMQ 4.0.5.)
-			this.publisherProxy.freezeUpstream();
-			List<String> ids = new ArrayList<>();
-			for (int i = 0; i < 25; i++) {
-				ids.add(publish(WORK, "fail-until-retry:1"));
-			}
+			// the frozen connection, so that all 25 are in flight when the blip comes.
+			// (With the connection refused from the start, a loaded machine had the
+			// first forwards fail, and the consumers pause, before the last messages
+			// were consumed: the failures then came in rounds, each a new failure after
+			// a pause, and the pause rightly grew to 8 s; seen once on RabbitMQ 4.0.5.)
+			this.proxies.publisher().freezeUpstream();
+			List<String> ids = publishFailingOnce(25);
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> ids.stream().allMatch((id) -> !app.deliveries().of(id).isEmpty()));
-			this.publisherProxy.cut();
-			this.publisherProxy.thaw();
+			this.proxies.publisher().cut();
+			this.proxies.publisher().thaw();
 			// The forwards of every failed message fail together: one outage, one
 			// episode.
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 25);
-			this.publisherProxy.restore();
+			this.proxies.publisher().restore();
 			Instant restored = Instant.now();
 
 			// Counted one failure at a time, 25 failures doubled the pause up to 15 s
@@ -173,14 +138,11 @@ class BrokerOutageIntegrationTests {
 		// failed forward.
 		properties.put("test.concurrency", 5);
 		properties.put("spring.rabbitmq.listener.simple.prefetch", 1);
-		List<String> ids = new ArrayList<>();
-		ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties);
+		ProxiedApplication app = this.proxies.start(properties);
 		OutboundFrames frames = app.frames();
 		try {
-			this.publisherProxy.cut();
-			for (int i = 0; i < 5; i++) {
-				ids.add(publish(WORK, "fail-until-retry:1"));
-			}
+			this.proxies.publisher().cut();
+			publishFailingOnce(5);
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.events().forwardFailures.size() >= 5);
 		}
 		finally {
@@ -190,27 +152,24 @@ class BrokerOutageIntegrationTests {
 		// delivery): nacked first.
 		assertThat(frames.requeueingNacks()).isGreaterThanOrEqualTo(5);
 		assertThat(frames.rejects()).isZero();
-		await().atMost(Duration.ofSeconds(5)).until(() -> this.broker.count(WORK) == 5);
-		this.broker.purge(WORK);
+		await().atMost(Duration.ofSeconds(5)).until(() -> queues.broker().count(WORK) == 5);
+		queues.broker().purge(WORK);
 	}
 
 	@Test
 	void retryStormThroughABrokerOutageRecoversWhenTheBrokerComesBack() {
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
-			List<String> ids = new ArrayList<>();
-			for (int i = 0; i < 200; i++) {
-				ids.add(publish(WORK, "fail-until-retry:1"));
-			}
+		try (ProxiedApplication app = this.proxies.startThroughTheConsumerProxy(properties())) {
+			List<String> ids = publishFailingOnce(200);
 			await().atMost(Duration.ofSeconds(20)).until(() -> app.deliveries().total() >= 50);
 
-			this.consumerProxy.cut();
+			this.proxies.consumer().cut();
 			// The outage lasts until the listener's consumer has lost its connection.
 			await().atMost(Duration.ofSeconds(30)).until(() -> !app.events().consumerFailures.isEmpty());
-			this.consumerProxy.restore();
+			this.proxies.consumer().restore();
 
 			await().atMost(Duration.ofSeconds(90))
 				.until(() -> ids.stream().allMatch((id) -> app.deliveries().successes(id) >= 1));
-			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			assertThat(queues.broker().count(topology.parkingLot())).isZero();
 			// A message whose ack the outage swallowed is delivered again
 			// (at-least-once): processed twice at most, for one outage.
 			assertThat(ids).allSatisfy((id) -> assertThat(app.deliveries().successes(id)).isBetween(1L, 2L));
@@ -223,8 +182,8 @@ class BrokerOutageIntegrationTests {
 		properties.put("test.limited", LIMITED);
 		properties.put("test.limited-with-dead-letters", LIMITED_WITH_DEAD_LETTERS);
 		properties.put("test.dead-letters", DEAD_LETTERS);
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties)) {
-			this.publisherProxy.cut();
+		try (ProxiedApplication app = this.proxies.start(properties)) {
+			this.proxies.publisher().cut();
 			String limited = publish(LIMITED, "fail-until-retry:1");
 			String deadLettered = publish(LIMITED_WITH_DEAD_LETTERS, "fail-until-retry:1");
 
@@ -238,14 +197,14 @@ class BrokerOutageIntegrationTests {
 			assertThat(app.deliveries().count(limited)).isOne();
 			assertThat(app.deliveries().count(deadLettered)).isOne();
 
-			this.publisherProxy.restore();
+			this.proxies.publisher().restore();
 
 			await().atMost(Duration.ofSeconds(30))
 				.until(() -> app.deliveries().successes(limited) == 1 && app.deliveries().successes(deadLettered) == 1);
 			assertThat(app.deliveries().of(limited)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactly(0L, 1L);
-			assertThat(this.broker.count(DEAD_LETTERS)).isZero();
-			assertThat(this.broker.count(topology.parkingLot())).isZero();
+			assertThat(queues.broker().count(DEAD_LETTERS)).isZero();
+			assertThat(queues.broker().count(topology.parkingLot())).isZero();
 		}
 	}
 
@@ -254,27 +213,24 @@ class BrokerOutageIntegrationTests {
 	}
 
 	private static Map<String, Object> properties(TestQueues.Topology topology, String workQueue) {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("test.work", workQueue);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.defaults.max-retries", 2);
-		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms");
-		properties.put("retry.publish.confirm-timeout", "2s");
-		properties.put("retry.publish.failure-initial-pause", "100ms");
-		properties.put("retry.publish.failure-max-pause", "500ms");
-		return properties;
+		return ProxiedApplication.forwardingProperties(topology, workQueue, "2s");
 	}
 
-	private String publish(String queue, String script) {
-		String id = UUID.randomUUID().toString();
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
-			.deliveryMode(2)
-			.contentType("text/plain")
-			.headers(Map.of(Script.HEADER, script))
-			.build();
-		this.broker.publish("", queue, properties, "payload".getBytes(StandardCharsets.UTF_8));
-		return id;
+	/**
+	 * Publish messages to the work queue that fail until their first retry.
+	 * @param count how many
+	 * @return their ids
+	 */
+	private static List<String> publishFailingOnce(int count) {
+		List<String> ids = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			ids.add(publish(WORK, "fail-until-retry:1"));
+		}
+		return ids;
+	}
+
+	private static String publish(String queue, String script) {
+		return ScriptHeaderMessages.publish(queues.broker(), queue, script);
 	}
 
 }

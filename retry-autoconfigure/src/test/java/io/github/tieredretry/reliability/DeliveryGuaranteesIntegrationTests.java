@@ -1,21 +1,14 @@
 package io.github.tieredretry.reliability;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.headers.RetryHeaders;
-import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
-import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestQueues;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,52 +30,33 @@ class DeliveryGuaranteesIntegrationTests {
 
 	static final String WORK = queues.name("work");
 
-	TcpProxy consumerProxy;
-
-	TcpProxy publisherProxy;
-
-	BrokerClient broker;
-
-	@BeforeEach
-	void startProxies() {
-		TestBroker upstream = TestBroker.get();
-		this.consumerProxy = new TcpProxy(upstream.host(), upstream.port());
-		this.publisherProxy = new TcpProxy(upstream.host(), upstream.port());
-		this.broker = new BrokerClient();
-	}
-
-	@AfterEach
-	void stopProxies() {
-		this.consumerProxy.close();
-		this.publisherProxy.close();
-		this.broker.close();
-	}
+	@RegisterExtension
+	final BrokerProxies proxies = new BrokerProxies();
 
 	@Test
 	void forwardWhoseConfirmNeverArrivesIsMadeAgainSoTheRetryRunsTwice() {
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties())) {
+		try (ProxiedApplication app = this.proxies.start(properties())) {
 			// The forwarding connection is open and works...
 			String warmUp = publish("fail-until-retry:1", null);
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(warmUp) == 1);
 
 			// ...then the network stalls on the way back: the forward reaches its tier,
 			// its confirm does not.
-			this.publisherProxy.freezeDownstream();
+			this.proxies.publisher().freezeDownstream();
 			String id = publish("fail-until-retry:1", null);
 			await().atMost(Duration.ofSeconds(10))
 				.pollInterval(Duration.ofMillis(10))
 				.until(() -> app.events().forwardFailuresOf(id) == 1);
 			// The original is held unacked; the forward is made again after the pause,
 			// and confirmed.
-			this.publisherProxy.thaw();
+			this.proxies.publisher().thaw();
 
 			await().atMost(Duration.ofSeconds(15)).until(() -> app.deliveries().successes(id) == 2);
 			assertThat(app.events().forwardFailures).filteredOn((event) -> id.equals(event.messageId()))
 				.singleElement()
 				.satisfies((event) -> assertThat(event.cause()).contains("no confirm within"));
-			await().during(Duration.ofSeconds(2))
-				.atMost(Duration.ofSeconds(3))
-				.until(() -> app.deliveries().successes(id) == 2);
+			awaitALaterMessageThroughTheSameTier(app);
+			assertThat(app.deliveries().successes(id)).isEqualTo(2);
 			// One attempt of the original (never given back to its queue), two of the
 			// retry: one copy per forward.
 			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
@@ -93,7 +67,7 @@ class DeliveryGuaranteesIntegrationTests {
 
 	@Test
 	void connectionLostBetweenTheConfirmAndTheAckRedeliversTheOriginalSoTheRetryRunsTwice() {
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, this.publisherProxy, properties())) {
+		try (ProxiedApplication app = this.proxies.start(properties())) {
 			String id = UUID.randomUUID().toString();
 			AtomicBoolean frozen = new AtomicBoolean();
 			app.deliveries().onInvocation((messageId, invocation) -> {
@@ -101,31 +75,30 @@ class DeliveryGuaranteesIntegrationTests {
 					// From the first (failing) attempt on, nothing the consumer sends
 					// reaches the broker: the forward is confirmed on the publisher
 					// connection, the original's ack is held back.
-					this.consumerProxy.freezeUpstream();
+					this.proxies.consumer().freezeUpstream();
 				}
 			});
-			publish(id, "fail-until-retry:1", null);
+			ScriptHeaderMessages.publish(queues.broker(), WORK, id, "fail-until-retry:1", null);
 			// The retry's event is published after the original's ack was sent (into the
 			// frozen connection).
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> app.events().scheduled.stream().anyMatch((event) -> id.equals(event.messageId())));
 			// The consumer's connection dies with the ack undelivered.
-			this.consumerProxy.cut();
-			this.consumerProxy.thaw();
-			this.consumerProxy.restore();
+			this.proxies.consumer().cut();
+			this.proxies.consumer().thaw();
+			this.proxies.consumer().restore();
 
 			await().atMost(Duration.ofSeconds(30)).until(() -> app.deliveries().successes(id) == 2);
 			assertThat(app.deliveries().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
 				.containsExactlyInAnyOrder(0L, 0L, 1L, 1L);
-			await().during(Duration.ofSeconds(2))
-				.atMost(Duration.ofSeconds(3))
-				.until(() -> app.deliveries().successes(id) == 2);
+			awaitALaterMessageThroughTheSameTier(app);
+			assertThat(app.deliveries().successes(id)).isEqualTo(2);
 		}
 	}
 
 	@Test
 	void retriedMessageIsOvertakenByMessagesPublishedAfterIt() {
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
+		try (ProxiedApplication app = this.proxies.startThroughTheConsumerProxy(properties())) {
 			String first = publish("fail-until-retry:1", null);
 			String second = publish("ok", null);
 
@@ -136,7 +109,7 @@ class DeliveryGuaranteesIntegrationTests {
 
 	@Test
 	void perMessageTtlShorterThanTheTierNeitherDropsNorHastensTheRetry() {
-		try (ProxiedApplication app = ProxiedApplication.start(this.consumerProxy, null, properties())) {
+		try (ProxiedApplication app = this.proxies.startThroughTheConsumerProxy(properties())) {
 			String id = publish("fail-until-retry:1", "50");
 
 			await().atMost(Duration.ofSeconds(10)).until(() -> app.deliveries().successes(id) == 1);
@@ -148,33 +121,22 @@ class DeliveryGuaranteesIntegrationTests {
 		}
 	}
 
+	/**
+	 * Publish a message that fails once and wait for its retry: it takes the path of the
+	 * earlier message (work queue, forward, tier, work queue) after it, so once it is
+	 * through, a stray copy of the earlier message would have arrived too.
+	 */
+	private static void awaitALaterMessageThroughTheSameTier(ProxiedApplication app) {
+		String later = publish("fail-until-retry:1", null);
+		await().atMost(Duration.ofSeconds(15)).until(() -> app.deliveries().successes(later) == 1);
+	}
+
 	private static Map<String, Object> properties() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("test.work", WORK);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.defaults.max-retries", 2);
-		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms");
-		properties.put("retry.publish.confirm-timeout", "1s");
-		properties.put("retry.publish.failure-initial-pause", "100ms");
-		properties.put("retry.publish.failure-max-pause", "500ms");
-		return properties;
+		return ProxiedApplication.forwardingProperties(topology, WORK, "1s");
 	}
 
-	private String publish(String script, String expiration) {
-		String id = UUID.randomUUID().toString();
-		publish(id, script, expiration);
-		return id;
-	}
-
-	private void publish(String id, String script, String expiration) {
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
-			.deliveryMode(2)
-			.contentType("text/plain")
-			.expiration(expiration)
-			.headers(Map.of(Script.HEADER, script))
-			.build();
-		this.broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
+	private static String publish(String script, String expiration) {
+		return ScriptHeaderMessages.publish(queues.broker(), WORK, script, expiration);
 	}
 
 }

@@ -9,27 +9,20 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.impl.AMQContentHeader;
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
+import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -43,9 +36,8 @@ import static org.awaitility.Awaitility.await;
  * between its queue and the listener forever. In a context of its own, closed afterwards,
  * so that such a message cannot slow down other tests.
  */
-@SpringBootTest
+@SpringBootTest(classes = WorkQueueApplication.class)
 @RabbitIntegrationTest
-@DirtiesContext
 class OversizedHeadersIntegrationTests {
 
 	@RegisterExtension
@@ -57,14 +49,11 @@ class OversizedHeadersIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.work", () -> WORK);
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", topology::tiers);
-		registry.add("retry.defaults.max-retries", () -> 1);
-		registry.add("retry.defaults.delays", () -> topology.shortTier().toMillis() + "ms");
-		registry.add("retry.headers.include-stack-trace", () -> "true");
-		registry.add("retry.publish.failure-initial-pause", () -> "100ms");
-		registry.add("retry.publish.failure-max-pause", () -> "500ms");
+		Map<String, Object> properties = TopologyProperties.retrying(topology, WORK, 1);
+		properties.put("retry.headers.include-stack-trace", "true");
+		properties.put("retry.publish.failure-initial-pause", "100ms");
+		properties.put("retry.publish.failure-max-pause", "500ms");
+		TopologyProperties.register(registry, properties);
 	}
 
 	@Autowired
@@ -72,19 +61,18 @@ class OversizedHeadersIntegrationTests {
 
 	@Test
 	void failingMessageWhoseOwnHeadersAlmostFillFrameMaxIsStillParked() throws IOException {
-		try (BrokerClient broker = new BrokerClient()) {
-			int frameMax = broker.channel().getConnection().getFrameMax();
-			String id = UUID.randomUUID().toString();
-			AMQP.BasicProperties properties = propertiesFilling(id, frameMax - 2_000);
-			broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
+		BrokerClient broker = queues.broker();
+		int frameMax = broker.channel().getConnection().getFrameMax();
+		String id = UUID.randomUUID().toString();
+		AMQP.BasicProperties properties = propertiesFilling(id, frameMax - 2_000);
+		broker.publish("", WORK, properties, "payload".getBytes(StandardCharsets.UTF_8));
 
-			ParkingLot parked = new ParkingLot(broker, topology.parkingLot());
-			await().atMost(Duration.ofSeconds(20)).until(() -> parked.contains(id));
-			BrokerClient.Received parkedMessage = parked.single(id);
-			assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-			assertThat(parkedMessage.header("filler")).isEqualTo(properties.getHeaders().get("filler").toString());
-			assertThat(this.deliveries.count(id)).isEqualTo(2);
-		}
+		ParkingLot parked = queues.parkingLot(topology.parkingLot());
+		await().atMost(Duration.ofSeconds(20)).until(() -> parked.contains(id));
+		BrokerClient.Received parkedMessage = parked.single(id);
+		assertThat(parkedMessage.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
+		assertThat(parkedMessage.header("filler")).isEqualTo(properties.getHeaders().get("filler").toString());
+		assertThat(this.deliveries.count(id)).isEqualTo(2);
 	}
 
 	/** Properties whose encoded content header is about {@code size} bytes. */
@@ -104,41 +92,6 @@ class OversizedHeadersIntegrationTests {
 			.contentType("text/plain")
 			.headers(new LinkedHashMap<>(headers))
 			.build();
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder deliveries() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(WORK);
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder deliveries) {
-			return new Listener(deliveries);
-		}
-
-	}
-
-	static class Listener extends ScriptedListener {
-
-		Listener(InvocationRecorder deliveries) {
-			super(deliveries);
-		}
-
-		@RabbitListener(queues = "${test.work}")
-		@RetryableListener
-		void onMessage(Message message) {
-			run(message);
-		}
-
 	}
 
 }

@@ -7,11 +7,16 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.OutboundFrames;
+import io.github.tieredretry.testsupport.RetryEvents;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
+import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -51,11 +56,10 @@ final class ProxiedApplication implements AutoCloseable {
 	static ProxiedApplication start(TcpProxy consumerProxy, @Nullable TcpProxy publisherProxy,
 			Map<String, Object> properties) {
 		Map<String, Object> all = new LinkedHashMap<>();
-		String[] credentials = credentials();
 		all.put("spring.rabbitmq.host", "127.0.0.1");
 		all.put("spring.rabbitmq.port", consumerProxy.port());
-		all.put("spring.rabbitmq.username", credentials[0]);
-		all.put("spring.rabbitmq.password", credentials[1]);
+		all.put("spring.rabbitmq.username", TestBroker.get().username());
+		all.put("spring.rabbitmq.password", TestBroker.get().password());
 		all.put("spring.rabbitmq.connection-timeout", "2s");
 		all.put("spring.main.web-application-type", "none");
 		if (publisherProxy != null) {
@@ -65,18 +69,21 @@ final class ProxiedApplication implements AutoCloseable {
 		return new ProxiedApplication(TestApplications.run(App.class, all));
 	}
 
-	private static String[] credentials() {
-		String username = "guest";
-		String password = "guest";
-		for (String pair : TestBroker.get().springProperties()) {
-			if (pair.startsWith("spring.rabbitmq.username=")) {
-				username = pair.substring(pair.indexOf('=') + 1);
-			}
-			else if (pair.startsWith("spring.rabbitmq.password=")) {
-				password = pair.substring(pair.indexOf('=') + 1);
-			}
-		}
-		return new String[] { username, password };
+	/**
+	 * The properties of the tests that break forwarding: two retries, each after the
+	 * topology's short tier, and failed forwards tried again after short pauses (0.1 s
+	 * doubling up to 0.5 s).
+	 * @param topology the test's topology
+	 * @param work the work queue
+	 * @param confirmTimeout how long a forward waits for its confirm
+	 * @return the properties, in a new map to add the test's own to
+	 */
+	static Map<String, Object> forwardingProperties(TestQueues.Topology topology, String work, String confirmTimeout) {
+		Map<String, Object> properties = TopologyProperties.retrying(topology, work, 2);
+		properties.put("retry.publish.confirm-timeout", confirmTimeout);
+		properties.put("retry.publish.failure-initial-pause", "100ms");
+		properties.put("retry.publish.failure-max-pause", "500ms");
+		return properties;
 	}
 
 	InvocationRecorder deliveries() {
@@ -100,19 +107,14 @@ final class ProxiedApplication implements AutoCloseable {
 		this.context.close();
 	}
 
+	/**
+	 * The {@link WorkQueueApplication} with its frames recorded, quorum work queues with
+	 * a delivery limit ({@code test.limited}) and a forwarding connection of its own
+	 * ({@code test.publisher-port}).
+	 */
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder deliveries() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		RetryEvents retryEvents() {
-			return new RetryEvents();
-		}
+	static class App extends WorkQueueApplication {
 
 		@Bean
 		OutboundFrames outboundFrames() {
@@ -124,31 +126,22 @@ final class ProxiedApplication implements AutoCloseable {
 			return (factory) -> factory.setTrafficListener(frames);
 		}
 
-		@Bean
-		Queue workQueue(@Value("${test.work}") String name) {
-			return new Queue(name);
-		}
-
-		@Bean
-		@ConditionalOnProperty("test.limited")
-		Queue limitedQueue(@Value("${test.limited}") String name) {
-			// A quorum queue with a delivery limit, as RabbitMQ 4 gives every quorum
-			// queue (20 there).
-			return new Queue(name, true, false, false, Map.of("x-queue-type", "quorum", "x-delivery-limit", 2));
-		}
-
+		/**
+		 * Quorum queues with a delivery limit, as RabbitMQ 4 gives every quorum queue (20
+		 * there), one of them dead-lettering to a queue of its own.
+		 */
 		@Bean
 		@ConditionalOnProperty("test.limited")
-		Queue limitedWithDeadLettersQueue(@Value("${test.limited-with-dead-letters}") String name,
+		Declarables limitedQueues(@Value("${test.limited}") String limited,
+				@Value("${test.limited-with-dead-letters}") String limitedWithDeadLetters,
 				@Value("${test.dead-letters}") String deadLetters) {
-			return new Queue(name, true, false, false, Map.of("x-queue-type", "quorum", "x-delivery-limit", 2,
-					"x-dead-letter-exchange", "", "x-dead-letter-routing-key", deadLetters));
-		}
-
-		@Bean
-		@ConditionalOnProperty("test.limited")
-		Queue deadLettersQueue(@Value("${test.dead-letters}") String name) {
-			return new Queue(name);
+			Map<String, Object> limit = Map.of("x-queue-type", "quorum", "x-delivery-limit", 2);
+			Map<String, Object> limitWithDeadLetters = new LinkedHashMap<>(limit);
+			limitWithDeadLetters.put("x-dead-letter-exchange", "");
+			limitWithDeadLetters.put("x-dead-letter-routing-key", deadLetters);
+			return new Declarables(new Queue(limited, true, false, false, limit),
+					new Queue(limitedWithDeadLetters, true, false, false, limitWithDeadLetters),
+					new Queue(deadLetters));
 		}
 
 		@Bean
@@ -172,25 +165,6 @@ final class ProxiedApplication implements AutoCloseable {
 			factory.setConnectionTimeout(2000);
 			factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.SIMPLE);
 			return factory;
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder deliveries) {
-			return new Listeners(deliveries);
-		}
-
-	}
-
-	static class Listeners extends ScriptedListener {
-
-		Listeners(InvocationRecorder deliveries) {
-			super(deliveries);
-		}
-
-		@RabbitListener(queues = "${test.work}", concurrency = "${test.concurrency:1}")
-		@RetryableListener(noRetryOn = IllegalArgumentException.class)
-		void onWork(Message message) {
-			run(message);
 		}
 
 	}

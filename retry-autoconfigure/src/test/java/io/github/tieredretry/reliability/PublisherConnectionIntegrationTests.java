@@ -1,18 +1,14 @@
 package io.github.tieredretry.reliability;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
-import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.testsupport.BrokerClient;
-import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,16 +30,11 @@ class PublisherConnectionIntegrationTests {
 
 	@Test
 	void forwardsShareOneConnectionEvenWhenTheApplicationCachesConnections() {
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("test.work", WORK);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.defaults.max-retries", 0);
+		Map<String, Object> properties = TopologyProperties.retrying(topology, WORK, 0);
 		properties.put("spring.rabbitmq.cache.connection.mode", "connection");
-		TestBroker upstream = TestBroker.get();
-		try (TcpProxy proxy = new TcpProxy(upstream.host(), upstream.port());
-				ProxiedApplication app = ProxiedApplication.start(proxy, null, properties);
-				BrokerClient broker = new BrokerClient()) {
+		BrokerClient broker = queues.broker();
+		try (TcpProxy proxy = TcpProxy.toTestBroker();
+				ProxiedApplication app = ProxiedApplication.start(proxy, null, properties)) {
 			String warmUp = publish(broker, "fail-until-retry:1");
 			await().atMost(Duration.ofSeconds(10)).until(() -> broker.count(topology.parkingLot()) == 1);
 			int connectionsBefore = proxy.accepted();
@@ -61,13 +52,7 @@ class PublisherConnectionIntegrationTests {
 	}
 
 	private static String publish(BrokerClient broker, String script) {
-		String id = UUID.randomUUID().toString();
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
-			.deliveryMode(2)
-			.headers(Map.of(Script.HEADER, script))
-			.build();
-		broker.publish("", WORK, properties, "x".getBytes(StandardCharsets.UTF_8));
-		return id;
+		return ScriptHeaderMessages.publish(broker, WORK, script);
 	}
 
 }

@@ -1,20 +1,17 @@
 package io.github.tieredretry.reliability;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.internal.policy.TierLadder;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
-import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.TestBroker;
+import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.github.tieredretry.topology.QueueType;
 import org.junit.jupiter.api.AfterEach;
@@ -52,15 +49,13 @@ class QueueTypeIntegrationTests {
 	@BeforeEach
 	void connect(TestInfo test) {
 		this.work = queues.name(test.getTestMethod().orElseThrow().getName());
-		TestBroker upstream = TestBroker.get();
-		this.proxy = new TcpProxy(upstream.host(), upstream.port());
-		this.broker = new BrokerClient();
+		this.proxy = TcpProxy.toTestBroker();
+		this.broker = queues.broker();
 	}
 
 	@AfterEach
-	void cleanUp() {
+	void closeProxy() {
 		this.proxy.close();
-		this.broker.close();
 	}
 
 	@Test
@@ -137,14 +132,7 @@ class QueueTypeIntegrationTests {
 	}
 
 	private String publish(String script) {
-		String id = UUID.randomUUID().toString();
-		AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder().messageId(id)
-			.deliveryMode(2)
-			.contentType("text/plain")
-			.headers(Map.of(Script.HEADER, script))
-			.build();
-		this.broker.publish("", this.work, properties, "payload".getBytes(StandardCharsets.UTF_8));
-		return id;
+		return ScriptHeaderMessages.publish(this.broker, this.work, script);
 	}
 
 	private static AMQP.BasicProperties withoutRetryState(AMQP.BasicProperties parked) {

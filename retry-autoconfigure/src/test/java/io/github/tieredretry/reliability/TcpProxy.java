@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.tieredretry.testsupport.TestBroker;
+
 /**
  * A TCP proxy in front of the test broker that a test can break, so that an application
  * loses its broker without anybody touching the broker itself (which other tests share):
@@ -54,6 +56,15 @@ final class TcpProxy implements AutoCloseable {
 		this.server = listen(0);
 		this.port = this.server.getLocalPort();
 		this.acceptor = startAccepting(this.server);
+	}
+
+	/**
+	 * A proxy in front of the test broker.
+	 * @return the proxy, listening
+	 */
+	static TcpProxy toTestBroker() {
+		TestBroker upstream = TestBroker.get();
+		return new TcpProxy(upstream.host(), upstream.port());
 	}
 
 	int port() {

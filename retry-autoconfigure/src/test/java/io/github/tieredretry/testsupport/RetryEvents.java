@@ -1,4 +1,4 @@
-package io.github.tieredretry.reliability;
+package io.github.tieredretry.testsupport;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,15 +14,15 @@ import org.springframework.context.event.EventListener;
  * Records the starter's events, so that tests can see forwards fail and succeed, and the
  * listener containers' consumer failures (a lost connection).
  */
-class RetryEvents {
+public final class RetryEvents {
 
-	final List<ForwardFailedEvent> forwardFailures = new CopyOnWriteArrayList<>();
+	public final List<ForwardFailedEvent> forwardFailures = new CopyOnWriteArrayList<>();
 
-	final List<RetryScheduledEvent> scheduled = new CopyOnWriteArrayList<>();
+	public final List<RetryScheduledEvent> scheduled = new CopyOnWriteArrayList<>();
 
-	final List<MessageParkedEvent> parked = new CopyOnWriteArrayList<>();
+	public final List<MessageParkedEvent> parked = new CopyOnWriteArrayList<>();
 
-	final List<ListenerContainerConsumerFailedEvent> consumerFailures = new CopyOnWriteArrayList<>();
+	public final List<ListenerContainerConsumerFailedEvent> consumerFailures = new CopyOnWriteArrayList<>();
 
 	@EventListener
 	void onForwardFailed(ForwardFailedEvent event) {
@@ -44,8 +44,17 @@ class RetryEvents {
 		this.consumerFailures.add(event);
 	}
 
-	long forwardFailuresOf(String messageId) {
+	public long forwardFailuresOf(String messageId) {
 		return this.forwardFailures.stream().filter((event) -> messageId.equals(event.messageId())).count();
+	}
+
+	/**
+	 * Whether a retry of the message has been scheduled (its forward confirmed).
+	 * @param messageId the message id
+	 * @return whether a {@link RetryScheduledEvent} names it
+	 */
+	public boolean scheduled(String messageId) {
+		return this.scheduled.stream().anyMatch((event) -> messageId.equals(event.messageId()));
 	}
 
 }
