@@ -12,6 +12,8 @@ import java.util.Base64;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import org.jspecify.annotations.Nullable;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -57,6 +59,34 @@ final class ConsoleClient {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * A {@code GET} with a login.
+	 * @param path the path
+	 * @param authorization the {@code Authorization} header's value
+	 * @return the response
+	 */
+	HttpResponse<String> get(String path, String authorization) {
+		return send(request(path).header("Authorization", authorization).GET());
+	}
+
+	/**
+	 * A {@code POST} of JSON with a login, as the console's script sends it: with the
+	 * page's CSRF token, when given.
+	 * @param path the path
+	 * @param authorization the {@code Authorization} header's value
+	 * @param csrf the page's CSRF token, or {@code null} for none
+	 * @param json the body
+	 * @return the response
+	 */
+	HttpResponse<String> postJson(String path, String authorization, @Nullable Csrf csrf, String json) {
+		HttpRequest.Builder request = request(path).header("Authorization", authorization)
+			.header("Content-Type", "application/json");
+		if (csrf != null) {
+			request.header(csrf.header(), csrf.token());
+		}
+		return send(request.POST(HttpRequest.BodyPublishers.ofString(json)));
 	}
 
 	/**

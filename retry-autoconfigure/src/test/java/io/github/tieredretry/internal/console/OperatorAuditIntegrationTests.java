@@ -1,6 +1,5 @@
 package io.github.tieredretry.internal.console;
 
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +8,7 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -52,9 +52,7 @@ class OperatorAuditIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.tiers", () -> "1013ms");
+		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "1013ms");
 		registry.add("retry.console.enabled", () -> "true");
 		registry.add("management.endpoints.web.exposure.include", () -> "retry, auditevents");
 	}
@@ -72,13 +70,9 @@ class OperatorAuditIntegrationTests {
 
 		ConsoleClient client = new ConsoleClient(this.port);
 		// Alice tries a purge in the console (a dry run: nothing is removed).
-		ConsoleClient.Csrf csrf = ConsoleClient
-			.csrf(client.send(client.request("/retry-console/").header("Authorization", ALICE).GET()).body());
-		HttpResponse<String> dryRun = client.send(client.request("/retry-console/api/purge")
-			.header("Authorization", ALICE)
-			.header("Content-Type", "application/json")
-			.header(csrf.header(), csrf.token())
-			.POST(HttpRequest.BodyPublishers.ofString("{\"all\": true, \"dryRun\": true}")));
+		ConsoleClient.Csrf csrf = ConsoleClient.csrf(client.get("/retry-console/", ALICE).body());
+		HttpResponse<String> dryRun = client.postJson("/retry-console/api/purge", ALICE, csrf,
+				"{\"all\": true, \"dryRun\": true}");
 		assertThat(dryRun.statusCode()).as(dryRun.body()).isEqualTo(200);
 
 		// Bob purges everything through the endpoint.
@@ -100,10 +94,7 @@ class OperatorAuditIntegrationTests {
 				.containsEntry("dryRun", false)
 				.containsEntry("purged", 2L));
 
-		HttpResponse<String> auditEvents = client
-			.send(client.request("/actuator/auditevents?type=" + OperatorActions.PURGE)
-				.header("Authorization", BOB)
-				.GET());
+		HttpResponse<String> auditEvents = client.get("/actuator/auditevents?type=" + OperatorActions.PURGE, BOB);
 		assertThat(auditEvents.statusCode()).isEqualTo(200);
 		List<Map<String, Object>> shown = JsonPath.read(auditEvents.body(), "$.events");
 		assertThat(shown).extracting((event) -> event.get("principal")).containsExactly("alice", "bob");

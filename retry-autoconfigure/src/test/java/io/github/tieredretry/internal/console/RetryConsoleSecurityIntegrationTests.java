@@ -1,12 +1,12 @@
 package io.github.tieredretry.internal.console;
 
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
 import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -44,9 +44,7 @@ class RetryConsoleSecurityIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.tiers", () -> "1013ms");
+		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "1013ms");
 		registry.add("retry.console.enabled", () -> "true");
 	}
 
@@ -59,24 +57,17 @@ class RetryConsoleSecurityIntegrationTests {
 
 		ConsoleClient client = new ConsoleClient(this.port);
 		assertThat(client.send(client.request("/retry-console/").GET()).statusCode()).as("to the login").isIn(302, 401);
-		HttpResponse<String> page = client.send(client.request("/retry-console/").header("Authorization", OPS).GET());
+		HttpResponse<String> page = client.get("/retry-console/", OPS);
 		assertThat(page.statusCode()).isEqualTo(200);
 		ConsoleClient.Csrf csrf = ConsoleClient.csrf(page.body());
 		assertThat(csrf.header()).isEqualTo("X-CSRF-TOKEN");
 		assertThat(csrf.token()).isNotBlank();
 
 		String dryRun = "{\"all\": true, \"dryRun\": true}";
-		assertThat(client
-			.send(client.request("/retry-console/api/purge")
-				.header("Authorization", OPS)
-				.header("Content-Type", "application/json")
-				.POST(HttpRequest.BodyPublishers.ofString(dryRun)))
-			.statusCode()).as("without the CSRF token").isEqualTo(403);
-		HttpResponse<String> purge = client.send(client.request("/retry-console/api/purge")
-			.header("Authorization", OPS)
-			.header("Content-Type", "application/json")
-			.header(csrf.header(), csrf.token())
-			.POST(HttpRequest.BodyPublishers.ofString(dryRun)));
+		assertThat(client.postJson("/retry-console/api/purge", OPS, null, dryRun).statusCode())
+			.as("without the CSRF token")
+			.isEqualTo(403);
+		HttpResponse<String> purge = client.postJson("/retry-console/api/purge", OPS, csrf, dryRun);
 		assertThat(purge.statusCode()).as(purge.body()).isEqualTo(200);
 		assertThat(JsonPath.parse(purge.body()).read("$.matched", Integer.class)).isEqualTo(1);
 		assertThat(queues.broker().count(PARKING_LOT)).isEqualTo(1);

@@ -2,7 +2,6 @@ package io.github.tieredretry.internal.console;
 
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Date;
 import java.util.LinkedHashMap;
@@ -13,27 +12,19 @@ import java.util.UUID;
 
 import com.jayway.jsonpath.JsonPath;
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
-import io.github.tieredretry.testsupport.Script;
-import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.core.env.Environment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -78,7 +69,9 @@ class SharedVirtualHostIntegrationTests {
 			// Both stop consuming their doomed queue and an operator deletes them while
 			// the retries wait.
 			for (ConfigurableApplicationContext application : List.of(billing, shipping)) {
-				application.getBean(RabbitListenerEndpointRegistry.class).getListenerContainer("doomed").stop();
+				application.getBean(RabbitListenerEndpointRegistry.class)
+					.getListenerContainer(WorkQueueApplication.SLOW)
+					.stop();
 			}
 			broker.deleteQueue(BILLING.doomed());
 			broker.deleteQueue(SHIPPING.doomed());
@@ -180,12 +173,12 @@ class SharedVirtualHostIntegrationTests {
 		properties.put("retry.console.enabled", "true");
 		properties.put("management.endpoints.web.exposure.include", "retry");
 		properties.put("test.work", application.work());
-		properties.put("test.doomed", application.doomed());
+		properties.put("test.slow", application.doomed());
 		properties.put("retry.tiers", topology.tiers());
 		properties.put("retry.defaults.max-retries", "0");
 		properties.put("retry.policies.slow.max-retries", "2");
 		properties.put("retry.policies.slow.delays", topology.longTier().toMillis() + "ms");
-		return TestApplications.run(App.class, properties);
+		return TestApplications.run(WorkQueueApplication.class, properties);
 	}
 
 	private static ConsoleClient client(ConfigurableApplicationContext application) {
@@ -211,11 +204,7 @@ class SharedVirtualHostIntegrationTests {
 	}
 
 	private static String publish(BrokerClient broker, String queue, String script) {
-		String id = UUID.randomUUID().toString();
-		broker.publish("", queue,
-				new AMQP.BasicProperties.Builder().messageId(id).headers(Map.of(Script.HEADER, script)).build(),
-				"payload".getBytes(StandardCharsets.UTF_8));
-		return id;
+		return ScriptHeaderMessages.publish(broker, queue, script);
 	}
 
 	private static AMQP.BasicProperties parked(String id, String queue) {
@@ -267,52 +256,6 @@ class SharedVirtualHostIntegrationTests {
 			String name = role + "-" + queues.id();
 			return new Application(name, queues.name(role + "-work"), queues.name(role + "-doomed"),
 					queues.owned(RetryTopology.SHARED_PARKING_LOT + "." + name));
-		}
-
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder deliveries() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue(Environment environment) {
-			return new Queue(environment.getRequiredProperty("test.work"));
-		}
-
-		@Bean
-		Queue doomedQueue(Environment environment) {
-			return new Queue(environment.getRequiredProperty("test.doomed"));
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder deliveries) {
-			return new Listeners(deliveries);
-		}
-
-	}
-
-	static class Listeners extends ScriptedListener {
-
-		Listeners(InvocationRecorder deliveries) {
-			super(deliveries);
-		}
-
-		@RabbitListener(queues = "${test.work}")
-		@RetryableListener
-		void onWork(Message message) {
-			run(message);
-		}
-
-		@RabbitListener(id = "doomed", queues = "${test.doomed}")
-		@RetryableListener(policy = "slow")
-		void onDoomed(Message message) {
-			run(message);
 		}
 
 	}
