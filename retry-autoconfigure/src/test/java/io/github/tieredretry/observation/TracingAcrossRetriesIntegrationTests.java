@@ -15,6 +15,7 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanId;
@@ -28,6 +29,7 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -88,10 +90,7 @@ class TracingAcrossRetriesIntegrationTests {
 		registry.add("test.queue", () -> QUEUE);
 		registry.add("test.unobserved-queue", () -> UNOBSERVED_QUEUE);
 		registry.add("test.batch-queue", () -> BATCH_QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "173ms, 331ms");
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.max-retries", () -> "2");
+		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "173ms, 331ms", 2);
 		registry.add("retry.defaults.delays", () -> "173ms, 331ms");
 		registry.add("spring.rabbitmq.listener.simple.observation-enabled", () -> "true");
 		registry.add("spring.rabbitmq.template.observation-enabled", () -> "true");
@@ -308,37 +307,35 @@ class TracingAcrossRetriesIntegrationTests {
 		}
 
 		@Bean
-		Queue tracedQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Queue unobservedQueue() {
-			return new Queue(UNOBSERVED_QUEUE);
+		Declarables queues() {
+			return new Declarables(new Queue(QUEUE), new Queue(UNOBSERVED_QUEUE), new Queue(BATCH_QUEUE));
 		}
 
 		@Bean
 		SimpleRabbitListenerContainerFactory unobservedContainerFactory(
 				SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
-			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
-			configurer.configure(factory, connectionFactory);
+			SimpleRabbitListenerContainerFactory factory = configured(configurer, connectionFactory);
 			factory.setObservationEnabled(false);
 			return factory;
 		}
 
 		@Bean
-		Queue batchQueue() {
-			return new Queue(BATCH_QUEUE);
-		}
-
-		@Bean
 		SimpleRabbitListenerContainerFactory batchContainerFactory(
 				SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
-			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
-			configurer.configure(factory, connectionFactory);
+			SimpleRabbitListenerContainerFactory factory = configured(configurer, connectionFactory);
 			factory.setConsumerBatchEnabled(true);
 			factory.setBatchSize(2);
 			factory.setAutoStartup(false);
+			return factory;
+		}
+
+		/**
+		 * A container factory as Spring Boot configures its own, to change from there.
+		 */
+		private static SimpleRabbitListenerContainerFactory configured(
+				SimpleRabbitListenerContainerFactoryConfigurer configurer, ConnectionFactory connectionFactory) {
+			SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+			configurer.configure(factory, connectionFactory);
 			return factory;
 		}
 

@@ -24,11 +24,13 @@ import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.amqp.core.Declarables;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
@@ -38,7 +40,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -51,7 +52,6 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 @RabbitIntegrationTest
-@DirtiesContext
 class RetryEndpointWebIntegrationTests {
 
 	@RegisterExtension
@@ -74,19 +74,11 @@ class RetryEndpointWebIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
+		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "200ms, 500ms", 2);
 		registry.add("test.orders", () -> ORDERS);
 		registry.add("test.payments", () -> PAYMENTS);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 500ms");
-		// Tier names that other suites share on the test broker, where they are classic
-		// queues.
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.policies.payments.max-retries", () -> "3");
-		registry.add("retry.policies.payments.initial-interval", () -> "200ms");
-		registry.add("retry.policies.payments.multiplier", () -> "2.0");
-		registry.add("retry.policies.payments.max-interval", () -> "500ms");
-		registry.add("retry.policies.payments.jitter", () -> "0.2");
+		TopologyProperties.registerPolicy(registry, "payments", Map.of("max-retries", "3", "initial-interval", "200ms",
+				"multiplier", "2.0", "max-interval", "500ms", "jitter", "0.2"));
 		registry.add("management.endpoints.web.exposure.include", () -> "health,metrics,prometheus,retry");
 		registry.add("management.endpoint.health.show-details", () -> "always");
 		// As the Grafana dashboard's p95 panel expects.
@@ -469,13 +461,8 @@ class RetryEndpointWebIntegrationTests {
 		}
 
 		@Bean
-		Queue ordersQueue() {
-			return new Queue(ORDERS);
-		}
-
-		@Bean
-		Queue paymentsQueue() {
-			return new Queue(PAYMENTS);
+		Declarables queues() {
+			return new Declarables(new Queue(ORDERS), new Queue(PAYMENTS));
 		}
 
 		@Bean

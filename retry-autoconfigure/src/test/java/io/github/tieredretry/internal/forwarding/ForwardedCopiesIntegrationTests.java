@@ -6,28 +6,21 @@ import java.util.List;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
+import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.core.QueueBuilder;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -42,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * The tiers and the parking lot are classic queues here, which add no counts of their
  * own, so what a copy carries is what the starter published.
  */
-@SpringBootTest
+@SpringBootTest(classes = WorkQueueApplication.class)
 @RabbitIntegrationTest
 class ForwardedCopiesIntegrationTests {
 
@@ -58,16 +51,12 @@ class ForwardedCopiesIntegrationTests {
 
 	static final String WORK = queues.name("work");
 
-	static final String LISTENER = "copies-" + queues.id();
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
+		TopologyProperties.registerClassicTiers(registry, topology.parkingLot(), MINUTE_TIER.toMillis() + "ms", 1);
 		registry.add("test.work", () -> WORK);
-		registry.add("test.listener", () -> LISTENER);
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", () -> MINUTE_TIER.toMillis() + "ms");
-		registry.add("retry.defaults.max-retries", () -> "1");
+		registry.add("test.work-queue-type", () -> "quorum");
+		registry.add("test.auto-startup", () -> "false");
 		registry.add("retry.defaults.delays", () -> MINUTE_TIER.toMillis() + "ms");
 		registry.add("retry.defaults.no-retry-on", IllegalArgumentException.class::getName);
 	}
@@ -89,7 +78,7 @@ class ForwardedCopiesIntegrationTests {
 		for (GetResponse response : taken) {
 			channel.basicReject(response.getEnvelope().getDeliveryTag(), true);
 		}
-		this.containers.getListenerContainer(LISTENER).start();
+		this.containers.getListenerContainer(WorkQueueApplication.WORK).start();
 
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.recorder.count(retried) == 1 && this.recorder.count(parked) == 1);
@@ -108,41 +97,6 @@ class ForwardedCopiesIntegrationTests {
 		assertThat(parkedCopy.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parkedCopy.headers()).as("the parked copy's headers")
 			.doesNotContainKeys(RetryHeaders.BROKER_DELIVERY_COUNT, RetryHeaders.BROKER_ACQUIRED_COUNT);
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return QueueBuilder.durable(WORK).quorum().build();
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
-		}
-
-	}
-
-	static class Listener extends ScriptedListener {
-
-		Listener(InvocationRecorder recorder) {
-			super(recorder);
-		}
-
-		@RabbitListener(id = "${test.listener}", queues = "${test.work}", autoStartup = "false")
-		@RetryableListener
-		void onWork(Message message) {
-			run(message);
-		}
-
 	}
 
 }

@@ -4,32 +4,24 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestQueues;
+import io.github.tieredretry.testsupport.TopologyProperties;
+import io.github.tieredretry.testsupport.WorkQueueApplication;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.search.RequiredSearch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -40,9 +32,8 @@ import static org.awaitility.Awaitility.await;
  * Retry metrics recorded by a running application against the real broker: counters after
  * a known scenario, the recovery timer, and the depth gauges.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.NONE)
+@SpringBootTest(classes = WorkQueueApplication.class, webEnvironment = SpringBootTest.WebEnvironment.NONE)
 @RabbitIntegrationTest
-@DirtiesContext
 class RetryMetricsIntegrationTests {
 
 	@RegisterExtension
@@ -62,14 +53,9 @@ class RetryMetricsIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("test.slow-queue", () -> SLOW_QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 500ms, 47s");
-		// Tier names that other suites share on the test broker, where they are classic
-		// queues.
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.max-retries", () -> "2");
+		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "200ms, 500ms, 47s", 2);
+		registry.add("test.work", () -> QUEUE);
+		registry.add("test.slow", () -> SLOW_QUEUE);
 		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
 		registry.add("retry.policies.slow.delays", () -> "47s");
 		registry.add("retry.policies.slow.max-retries", () -> "1");
@@ -85,12 +71,7 @@ class RetryMetricsIntegrationTests {
 
 	@BeforeEach
 	void openClient() {
-		this.broker = new BrokerClient();
-	}
-
-	@AfterEach
-	void closeClient() {
-		this.broker.close();
+		this.broker = queues.broker();
 	}
 
 	@Test
@@ -155,54 +136,6 @@ class RetryMetricsIntegrationTests {
 
 	private Gauge depth(String queue) {
 		return this.registry.get(RetryQueueDepthMetrics.DEPTH).tag("queue", queue).gauge();
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue metricsQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Queue slowQueue() {
-			return new Queue(SLOW_QUEUE);
-		}
-
-		@Bean
-		ScriptedListeners scriptedListeners(InvocationRecorder recorder) {
-			return new ScriptedListeners(recorder);
-		}
-
-	}
-
-	static class ScriptedListeners {
-
-		private final InvocationRecorder recorder;
-
-		ScriptedListeners(InvocationRecorder recorder) {
-			this.recorder = recorder;
-		}
-
-		@RabbitListener(queues = "${test.queue}")
-		@RetryableListener(noRetryOn = IllegalArgumentException.class)
-		void onMessage(Message message) {
-			Script.run(message, this.recorder);
-		}
-
-		@RabbitListener(queues = "${test.slow-queue}")
-		@RetryableListener(policy = "slow")
-		void onSlowMessage(Message message) {
-			Script.run(message, this.recorder);
-		}
-
 	}
 
 }
