@@ -154,9 +154,7 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void delayIsTheMinimumTimesTheDeliveryCountUpToTheMaximum() throws Exception {
 		String queue = quorumQueue("formula", TYPE, "all", MIN, 200, MAX, 500);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 
 		// 200, 400, then 500 ms. With the count before the return the 2nd would be
 		// early; without the maximum the 3rd to 8th would wait 600 to 1600 ms, and with
@@ -175,9 +173,7 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void nackIsDelayedByTheMinimumTimesTheCountOfEarlierRejectsButAtLeastTheMinimum() throws Exception {
 		String queue = quorumQueue("formula-nack", TYPE, "all", MIN, 200, MAX, 2000);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 		List<Return> returns = List.of(Return.NACK, Return.NACK, Return.REJECT, Return.REJECT, Return.NACK);
 		// On 4.3 a nack counts nothing: 0 is taken as 1. Were nacks counted (or the
 		// acquired count used), they would be 200, 400, 600, 800, 1000 ms: late by 400
@@ -321,13 +317,8 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void deliveryLimitIsCheckedBeforeTheDelaySoTheLastRejectIsDeadLetteredAtOnce() throws Exception {
 		Duration delay = Duration.ofMillis(300);
-		String deadLetters = classicQueue("limit-dead-letters");
-		String queue = quorumQueue("limit", TYPE, "all", MIN, 300, MAX, 300, "x-delivery-limit", 2,
-				"x-dead-letter-exchange", "", "x-dead-letter-routing-key", deadLetters);
-		RecordingConsumer dead = consume(deadLetters, 10);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		DeadLettering limit = deadLettering("limit", TYPE, "all", MIN, 300, MAX, 300, "x-delivery-limit", 2);
+		RecordingConsumer consumer = deliveredOnce(limit.queue());
 
 		for (int i = 0; i < 2; i++) {
 			Redelivered again = giveBack(consumer, Return.REJECT);
@@ -340,23 +331,18 @@ class DelayedRetryFactsIntegrationTests {
 		}
 		long returned = System.nanoTime();
 		Return.REJECT.giveBack(consumer.getChannel(), consumer.delivery(3));
-		Delivery deadLetter = dead.delivery(1);
+		Delivery deadLetter = limit.deadLetters().delivery(1);
 
 		assertNotDelayed(deadLetter.since(returned), delay);
 		assertThat(consumer.deliveries()).hasSize(3);
 		assertThat(String.valueOf(deadLetter.headers().get("x-first-death-reason"))).isEqualTo("delivery_limit");
-		assertThat(String.valueOf(deadLetter.headers().get("x-first-death-queue"))).isEqualTo(queue);
+		assertThat(String.valueOf(deadLetter.headers().get("x-first-death-queue"))).isEqualTo(limit.queue());
 	}
 
 	@Test
 	void nackNeverReachesTheDeliveryLimit() throws Exception {
-		String deadLetters = classicQueue("nack-limit-dead-letters");
-		String queue = quorumQueue("nack-limit", TYPE, "all", MIN, 100, MAX, 100, "x-delivery-limit", 1,
-				"x-dead-letter-exchange", "", "x-dead-letter-routing-key", deadLetters);
-		RecordingConsumer dead = consume(deadLetters, 10);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		DeadLettering nackLimit = deadLettering("nack-limit", TYPE, "all", MIN, 100, MAX, 100, "x-delivery-limit", 1);
+		RecordingConsumer consumer = deliveredOnce(nackLimit.queue());
 
 		if (delayedRetry) {
 			Delivery again = null;
@@ -365,12 +351,12 @@ class DelayedRetryFactsIntegrationTests {
 			}
 			assertThat(again.count(ACQUIRED_COUNT)).isEqualTo(4);
 			assertThat(again.headers()).doesNotContainKey(DELIVERY_COUNT);
-			assertThat(dead.deliveries()).isEmpty();
+			assertThat(nackLimit.deadLetters().deliveries()).isEmpty();
 		}
 		else {
 			giveBack(consumer, Return.NACK);
 			Return.NACK.giveBack(consumer.getChannel(), consumer.delivery(2));
-			assertThat(String.valueOf(dead.delivery(1).headers().get("x-first-death-reason")))
+			assertThat(String.valueOf(nackLimit.deadLetters().delivery(1).headers().get("x-first-death-reason")))
 				.isEqualTo("delivery_limit");
 		}
 	}
@@ -391,9 +377,7 @@ class DelayedRetryFactsIntegrationTests {
 			Map<String, Object> arguments) throws Exception {
 		String queue = queues.name("invalid-" + description.replace(' ', '-'));
 		declare(queue, arguments);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 
 		assertNotDelayed(giveBack(consumer, Return.REJECT).after(), Duration.ofMillis(500));
 		assertNotDelayed(giveBack(consumer, Return.NACK).after(), Duration.ofMillis(500));
@@ -402,25 +386,18 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void minimumAloneIsAConstantDelay() throws Exception {
 		String queue = quorumQueue("min-alone", TYPE, "all", MIN, 300);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 
 		// Were the delay to grow, it would be 600 to 1500 ms from the 2nd: late by 600 ms
 		// in the median, and the 5th past the late bound of 1300 ms.
-		List<Duration> measured = new ArrayList<>();
-		for (int i = 0; i < 5; i++) {
-			measured.add(giveBack(consumer, Return.REJECT).after());
-		}
+		List<Duration> measured = rejectedAgainAndAgain(consumer, 5);
 		assertDelayedOnlyFrom43(measured, Collections.nCopies(5, Duration.ofMillis(300)));
 	}
 
 	@Test
 	void maximumBelowTheMinimumCapsTheDelay() throws Exception {
 		String queue = quorumQueue("max-below-min", TYPE, "all", MIN, 3000, MAX, 300);
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 
 		assertDelayedOnlyFrom43(giveBack(consumer, Return.REJECT).after(), Duration.ofMillis(300));
 	}
@@ -428,16 +405,11 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void invalidMaximumFallsBackToTheMinimum() throws Exception {
 		String queue = quorumQueue("max-as-text", TYPE, "all", MIN, 200, MAX, "5000");
-		RecordingConsumer consumer = consume(queue, 1);
-		publish(queue, "m");
-		consumer.delivery(1);
+		RecordingConsumer consumer = deliveredOnce(queue);
 
 		// With a maximum of 5000 they would be 400 to 1600 ms from the 2nd: late by 800
 		// ms in the median, and the 8th past the late bound of 1200 ms.
-		List<Duration> measured = new ArrayList<>();
-		for (int i = 0; i < 8; i++) {
-			measured.add(giveBack(consumer, Return.REJECT).after());
-		}
+		List<Duration> measured = rejectedAgainAndAgain(consumer, 8);
 		assertDelayedOnlyFrom43(measured, Collections.nCopies(8, Duration.ofMillis(200)));
 	}
 
@@ -503,19 +475,16 @@ class DelayedRetryFactsIntegrationTests {
 	@Test
 	void messageTtlExpiresADelayedMessageOnlyOnceItIsDue() throws Exception {
 		Duration delay = Duration.ofMillis(2000);
-		String deadLetters = classicQueue("ttl-dead-letters");
-		String queue = quorumQueue("ttl", TYPE, "all", MIN, 2000, MAX, 2000, "x-message-ttl", 1000,
-				"x-dead-letter-exchange", "", "x-dead-letter-routing-key", deadLetters);
-		RecordingConsumer dead = consume(deadLetters, 10);
-		RecordingConsumer consumer = consume(queue, 1);
+		DeadLettering ttl = deadLettering("ttl", TYPE, "all", MIN, 2000, MAX, 2000, "x-message-ttl", 1000);
+		RecordingConsumer consumer = consume(ttl.queue(), 1);
 		long published = System.nanoTime();
-		publish(queue, "m");
+		publish(ttl.queue(), "m");
 		Delivery first = consumer.delivery(1);
 		long returned = System.nanoTime();
 		Return.REJECT.giveBack(consumer.getChannel(), first);
 
 		if (delayedRetry) {
-			Delivery deadLetter = dead.delivery(1);
+			Delivery deadLetter = ttl.deadLetters().delivery(1);
 			assertThat(String.valueOf(deadLetter.headers().get("x-first-death-reason"))).isEqualTo("expired");
 			// Not when its time to live ended, a second after it was published.
 			assertDelayedBy(deadLetter.since(returned), delay);
@@ -523,7 +492,7 @@ class DelayedRetryFactsIntegrationTests {
 		}
 		else {
 			assertThat(consumer.delivery(2).since(published)).isLessThan(Duration.ofMillis(1000));
-			assertThat(dead.deliveries()).isEmpty();
+			assertThat(ttl.deadLetters().deliveries()).isEmpty();
 		}
 	}
 
@@ -564,7 +533,9 @@ class DelayedRetryFactsIntegrationTests {
 			}
 		}
 		else {
-			// No consumer timeout of its own before 4.3: the ack is not late.
+			// No consumer timeout of its own before 4.3: the ack is not late. A window,
+			// as no event stands for a cancellation that does not come: twice the
+			// consumer's timeout (4.3 cancels within about 1.3 s).
 			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> slow.cancelled().isEmpty());
 			channel.basicAck(first.deliveryTag(), false);
 			// A message still unacknowledged would go back to the queue.
@@ -637,10 +608,54 @@ class DelayedRetryFactsIntegrationTests {
 		return new Redelivered(again, again.since(returned));
 	}
 
+	/**
+	 * A consumer (prefetch 1) of the queue, holding its first delivery of a message
+	 * published for it.
+	 * @param queue the queue
+	 * @return the consumer
+	 */
+	private RecordingConsumer deliveredOnce(String queue) throws IOException {
+		RecordingConsumer consumer = consume(queue, 1);
+		publish(queue, "m");
+		consumer.delivery(1);
+		return consumer;
+	}
+
+	/**
+	 * Reject the consumer's message again and again, each time once it is back.
+	 * @param consumer the consumer
+	 * @param times how many times
+	 * @return how long it was away each time
+	 */
+	private List<Duration> rejectedAgainAndAgain(RecordingConsumer consumer, int times) throws IOException {
+		List<Duration> measured = new ArrayList<>();
+		for (int i = 0; i < times; i++) {
+			measured.add(giveBack(consumer, Return.REJECT).after());
+		}
+		return measured;
+	}
+
 	private String quorumQueue(String role, Object... arguments) throws IOException, TimeoutException {
 		String queue = queues.name(role);
 		declare(queue, quorum(arguments));
 		return queue;
+	}
+
+	/**
+	 * A quorum queue whose dead letters go to a classic queue of their own, and a
+	 * consumer of the dead letters.
+	 * @param role what the queue is for
+	 * @param arguments the quorum queue's other arguments
+	 * @return the queue and the consumer
+	 */
+	private DeadLettering deadLettering(String role, Object... arguments) throws IOException, TimeoutException {
+		String deadLetters = classicQueue(role + "-dead-letters");
+		Map<String, Object> withDeadLetters = quorum(arguments);
+		withDeadLetters.put("x-dead-letter-exchange", "");
+		withDeadLetters.put("x-dead-letter-routing-key", deadLetters);
+		String queue = queues.name(role);
+		declare(queue, withDeadLetters);
+		return new DeadLettering(queue, consume(deadLetters, 10));
 	}
 
 	private String classicQueue(String role) throws IOException, TimeoutException {
@@ -711,6 +726,16 @@ class DelayedRetryFactsIntegrationTests {
 				}
 			}
 		}
+
+	}
+
+	/**
+	 * A quorum queue that dead-letters to a queue of its own.
+	 *
+	 * @param queue the quorum queue
+	 * @param deadLetters the consumer of its dead letters
+	 */
+	record DeadLettering(String queue, RecordingConsumer deadLetters) {
 
 	}
 

@@ -113,20 +113,8 @@ class DeliveryTimeIntegrationTests {
 	void requeueWithADeliveryTimeIsRedeliveredThenWhateverTheQueuesDelayedRetry(String type) throws Exception {
 		String queue = (type.equals("absent")) ? quorumQueue("exact-absent") : quorumQueue("exact-" + type,
 				"x-delayed-retry-type", type, "x-delayed-retry-min", 100, "x-delayed-retry-max", 100);
-		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
-			long deliverAt = System.currentTimeMillis() + 600;
-			recorder.delivery(1).context().requeue(Map.of(DELIVERY_TIME, deliverAt));
-			Received again = recorder.delivery(2);
-
-			if (deliveryTime) {
-				assertArrivedAt(again, deliverAt);
-			}
-			else {
-				assertArrivedBefore(again, deliverAt);
-			}
-		});
+		Duration ahead = Duration.ofMillis(600);
+		whenTheClientConnects((connection) -> assertHeldUntilItsDeliveryTimeFrom43(requeued(connection, queue, ahead)));
 	}
 
 	@Test
@@ -134,18 +122,12 @@ class DeliveryTimeIntegrationTests {
 		String queue = quorumQueue("not-capped", "x-delayed-retry-type", "all", "x-delayed-retry-min", 200,
 				"x-delayed-retry-max", 200);
 		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
-			long deliverAt = System.currentTimeMillis() + 1500;
-			long requeued = System.nanoTime();
-			recorder.delivery(1).context().requeue(Map.of(DELIVERY_TIME, deliverAt));
-			Received again = recorder.delivery(2);
-
+			Requeued requeued = requeued(connection, queue, Duration.ofMillis(1500));
 			if (deliveryTime) {
-				assertArrivedAt(again, deliverAt);
+				assertArrivedAt(requeued.again(), requeued.deliverAt());
 			}
 			else {
-				assertThat(again.since(requeued)).isLessThan(Duration.ofMillis(200));
+				assertThat(requeued.again().since(requeued.requeuedNanos())).isLessThan(Duration.ofMillis(200));
 			}
 		});
 	}
@@ -154,21 +136,9 @@ class DeliveryTimeIntegrationTests {
 	void deliveryTimeShortensALongerQueueDelay() throws Exception {
 		String queue = quorumQueue("shorter", "x-delayed-retry-type", "all", "x-delayed-retry-min", 3000,
 				"x-delayed-retry-max", 3000);
-		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
-			long deliverAt = System.currentTimeMillis() + 300;
-			recorder.delivery(1).context().requeue(Map.of(DELIVERY_TIME, deliverAt));
-			Received again = recorder.delivery(2);
-
-			if (deliveryTime) {
-				// The queue's delay would end 3 s after the requeue, past the late bound.
-				assertArrivedAt(again, deliverAt);
-			}
-			else {
-				assertArrivedBefore(again, deliverAt);
-			}
-		});
+		// The queue's delay would end 3 s after the requeue, past the late bound.
+		Duration ahead = Duration.ofMillis(300);
+		whenTheClientConnects((connection) -> assertHeldUntilItsDeliveryTimeFrom43(requeued(connection, queue, ahead)));
 	}
 
 	@Test
@@ -178,8 +148,7 @@ class DeliveryTimeIntegrationTests {
 		String queue = quorumQueue("limit", "x-delivery-limit", 2, "x-dead-letter-exchange", "",
 				"x-dead-letter-routing-key", deadLetters);
 		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
+			Recorder recorder = consumingOneMessage(connection, queue);
 			if (deliveryTime) {
 				for (int i = 1; i <= 4; i++) {
 					long deliverAt = System.currentTimeMillis() + 200;
@@ -210,8 +179,7 @@ class DeliveryTimeIntegrationTests {
 	void deliveryTimeIsAnAbsoluteTimeInMilliseconds() throws Exception {
 		String queue = quorumQueue("absolute");
 		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
+			Recorder recorder = consumingOneMessage(connection, queue);
 			// Each, computed from now, would hold the message 2 s or more past now if the
 			// broker took it as a delay (3 s), as the time in text (3 s ahead), or in
 			// seconds
@@ -232,11 +200,10 @@ class DeliveryTimeIntegrationTests {
 	void deliveryTimeStaysOnTheMessageButDelaysOnlyTheRequeueThatSetIt() throws Exception {
 		String queue = quorumQueue("stays");
 		whenTheClientConnects((connection) -> {
-			Recorder recorder = consume(connection, queue);
-			publish(queue, "m");
-			long deliverAt = System.currentTimeMillis() + 300;
-			recorder.delivery(1).context().requeue(Map.of(DELIVERY_TIME, deliverAt));
-			Received again = recorder.delivery(2);
+			Requeued requeued = requeued(connection, queue, Duration.ofMillis(300));
+			Recorder recorder = requeued.recorder();
+			long deliverAt = requeued.deliverAt();
+			Received again = requeued.again();
 			assertThat(count(again.message(), DELIVERY_TIME)).isEqualTo(deliverAt);
 
 			again.context().requeue();
@@ -252,9 +219,9 @@ class DeliveryTimeIntegrationTests {
 			publishWithDeliveryTime(connection, queue, ahead);
 			Received published = recorder.delivery(4);
 			published.context().requeue();
-			Received requeued = recorder.delivery(5);
-			assertThat(count(requeued.message(), DELIVERY_TIME)).isEqualTo(ahead);
-			assertArrivedBefore(requeued, ahead);
+			Received requeuedAgain = recorder.delivery(5);
+			assertThat(count(requeuedAgain.message(), DELIVERY_TIME)).isEqualTo(ahead);
+			assertArrivedBefore(requeuedAgain, ahead);
 		});
 	}
 
@@ -374,6 +341,48 @@ class DeliveryTimeIntegrationTests {
 		queues.broker().publish("", queue, new AMQP.BasicProperties(), body.getBytes(StandardCharsets.UTF_8));
 	}
 
+	/**
+	 * A consumer of the queue, and a message published to it.
+	 * @param connection the AMQP 1.0 connection
+	 * @param queue the queue
+	 * @return what the consumer receives
+	 */
+	private static Recorder consumingOneMessage(Connection connection, String queue) {
+		Recorder recorder = consume(connection, queue);
+		publish(queue, "m");
+		return recorder;
+	}
+
+	/**
+	 * A message published to the queue, requeued on its first delivery with a delivery
+	 * time, and delivered again.
+	 * @param connection the AMQP 1.0 connection
+	 * @param queue the queue
+	 * @param in how far ahead the delivery time is
+	 * @return the redelivery
+	 */
+	private static Requeued requeued(Connection connection, String queue, Duration in) {
+		Recorder recorder = consumingOneMessage(connection, queue);
+		long deliverAt = System.currentTimeMillis() + in.toMillis();
+		long requeued = System.nanoTime();
+		recorder.delivery(1).context().requeue(Map.of(DELIVERY_TIME, deliverAt));
+		return new Requeued(recorder, recorder.delivery(2), deliverAt, requeued);
+	}
+
+	/**
+	 * Asserts that a requeued message was held until its delivery time from 4.3, and came
+	 * back before it on an earlier broker.
+	 * @param requeued the redelivery
+	 */
+	private static void assertHeldUntilItsDeliveryTimeFrom43(Requeued requeued) {
+		if (deliveryTime) {
+			assertArrivedAt(requeued.again(), requeued.deliverAt());
+		}
+		else {
+			assertArrivedBefore(requeued.again(), requeued.deliverAt());
+		}
+	}
+
 	private static Recorder consume(Connection connection, String queue) {
 		Recorder recorder = new Recorder();
 		connection.consumerBuilder().queue(queue).initialCredits(10).messageHandler(recorder).build();
@@ -400,6 +409,18 @@ class DeliveryTimeIntegrationTests {
 		Duration since(long nanos) {
 			return Duration.ofNanos(this.arrivedNanos - nanos);
 		}
+
+	}
+
+	/**
+	 * A message requeued with a delivery time, delivered again.
+	 *
+	 * @param recorder what its consumer received
+	 * @param again the redelivery
+	 * @param deliverAt the delivery time, in epoch milliseconds
+	 * @param requeuedNanos when it was requeued ({@link System#nanoTime()})
+	 */
+	record Requeued(Recorder recorder, Received again, long deliverAt, long requeuedNanos) {
 
 	}
 
