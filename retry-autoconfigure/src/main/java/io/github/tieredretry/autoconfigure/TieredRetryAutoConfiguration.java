@@ -1,9 +1,13 @@
 package io.github.tieredretry.autoconfigure;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import com.rabbitmq.client.Channel;
 import io.github.tieredretry.internal.breaker.ListenerBreakers;
+import io.github.tieredretry.internal.delivery.AsyncAttempts;
+import io.github.tieredretry.internal.delivery.DeliveryCapture;
+import io.github.tieredretry.internal.delivery.ListenerRuntime;
 import io.github.tieredretry.internal.event.RetryEventPublisher;
 import io.github.tieredretry.internal.forwarding.ConfirmedPublisher;
 import io.github.tieredretry.internal.forwarding.MessageForwarder;
@@ -16,6 +20,7 @@ import io.github.tieredretry.internal.install.RetryShutdown;
 import io.github.tieredretry.internal.install.RetryableListenerBeanPostProcessor;
 import io.github.tieredretry.internal.install.RetryableListenerInstaller;
 import io.github.tieredretry.internal.install.RetryableListenerVerifier;
+import io.github.tieredretry.internal.settlement.ForwardSenders;
 import io.github.tieredretry.internal.topology.RetryDeclarables;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.internal.topology.RetryTopologyDeclarer;
@@ -191,13 +196,16 @@ public final class TieredRetryAutoConfiguration {
 			ObjectProvider<RetryFailureClassifier> classifiers, ObjectProvider<RetryAfterResolver> retryAfterResolvers,
 			ObjectProvider<RetryObservations> observations, RetryBackends backends, ListableBeanFactory beanFactory) {
 		RetryProperties.Publish publish = RetrySettings.publish(properties);
-		return new RetryableListenerInstaller(policies, topology, forwarder, executors,
-				publish.getFailureInitialPause(), publish.getFailureMaxPause(), RetrySettings.headers(properties),
-				events, registry, gates, classifiers.orderedStream().toList(),
-				retryAfterResolvers.orderedStream().toList(),
-				observations.getIfAvailable(() -> RetryObservations.DISABLED), backends,
-				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()),
-				RetrySettings.asyncAttemptTimeout(properties), Clock.systemUTC());
+		RetryObservations observed = observations.getIfAvailable(() -> RetryObservations.DISABLED);
+		Duration asyncAttemptTimeout = RetrySettings.asyncAttemptTimeout(properties);
+		ForwardSenders senders = new ForwardSenders(forwarder, executors, events, publish.getFailureInitialPause(),
+				publish.getFailureMaxPause(), observed);
+		ListenerRuntime runtime = new ListenerRuntime(new DeliveryCapture(),
+				new AsyncAttempts(executors, asyncAttemptTimeout, observed), classifiers.orderedStream().toList(),
+				retryAfterResolvers.orderedStream().toList(), RetrySettings.headers(properties), topology.parkingLot(),
+				Clock.systemUTC());
+		return new RetryableListenerInstaller(policies, topology, senders, runtime, registry, gates, backends,
+				new DeclaredQueues(beanFactory, properties.getBroker().isDeclareQueueArguments()), asyncAttemptTimeout);
 	}
 
 	@Bean

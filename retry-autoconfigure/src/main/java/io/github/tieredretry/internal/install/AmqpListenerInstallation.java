@@ -16,6 +16,7 @@ import io.github.tieredretry.internal.delivery.ListenerRuntime;
 import io.github.tieredretry.internal.policy.BackendChooser;
 import io.github.tieredretry.internal.policy.RetryDecider;
 import io.github.tieredretry.internal.settlement.ForwardSender;
+import io.github.tieredretry.internal.settlement.ForwardSenders;
 import io.github.tieredretry.internal.settlement.RetryNotifications;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.ListenerBackend;
@@ -60,14 +61,15 @@ public final class AmqpListenerInstallation {
 	 * @param amqpContainer the container, not yet initialized
 	 * @param policies resolves its policy
 	 * @param topology the retry topology
-	 * @param runtime the starter's shared parts
+	 * @param senders makes its forwarding path
+	 * @param runtime what the delivery path of every listener shares
 	 * @param backends where its backend is registered
 	 * @param registry records the listener
 	 * @return the policy applied
 	 */
 	static EffectiveRetryPolicy install(String listener, List<Method> handlers, RetryableListener annotation,
 			Class<?> beanClass, @Nullable Method method, Object amqpContainer, ListenerPolicies policies,
-			RetryTopology topology, ListenerRuntime runtime, RetryBackends backends,
+			RetryTopology topology, ForwardSenders senders, ListenerRuntime runtime, RetryBackends backends,
 			RetryableListenerRegistry registry) {
 		RabbitAmqpListenerContainer container = (RabbitAmqpListenerContainer) amqpContainer;
 		DirectFieldAccessor fields = new DirectFieldAccessor(container);
@@ -94,13 +96,11 @@ public final class AmqpListenerInstallation {
 		backends.register(backend);
 		RetryableListenerInfo info = new RetryableListenerInfo(listener, container.getListenerId(), List.of(queue),
 				annotation.policy().trim(), policy, beanClass, method);
-		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), runtime.events());
+		RetryNotifications notifications = senders.notificationsFor(listener, policy.maxRetries());
 		// The forwarding path of every retryable listener; while the broker blocks
 		// publishers it holds at most half the consumer's credits.
 		int credits = (fields.getPropertyValue("initialCredits") instanceof Integer initial) ? initial : 100;
-		ForwardSender sender = new ForwardSender(runtime.forwarder(), runtime.executors(), notifications,
-				runtime::newPause, runtime.failureInitialPause(), credits / 2, runtime.heldMessages(),
-				runtime.observations());
+		ForwardSender sender = senders.senderFor(notifications, credits / 2);
 		container.setupMessageListener(new AmqpRetryingListener(adapter, info, queue,
 				new RetryDecider(topology.tiers(), policy), runtime, notifications, backend, sender));
 		topology.registerWorkQueue(queue);

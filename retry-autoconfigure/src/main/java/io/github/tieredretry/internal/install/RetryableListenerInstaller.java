@@ -1,7 +1,6 @@
 package io.github.tieredretry.internal.install;
 
 import java.lang.reflect.Method;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -9,34 +8,25 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.internal.delivery.AsyncAttempts;
-import io.github.tieredretry.internal.delivery.DeliveryCapture;
 import io.github.tieredretry.internal.delivery.DeliveryOutcomes;
 import io.github.tieredretry.internal.delivery.InvocationCapture;
 import io.github.tieredretry.internal.delivery.ListenerRuntime;
 import io.github.tieredretry.internal.delivery.RetryingBatchMessageListener;
 import io.github.tieredretry.internal.delivery.RetryingMessageListener;
-import io.github.tieredretry.internal.event.RetryEventPublisher;
-import io.github.tieredretry.internal.forwarding.MessageForwarder;
-import io.github.tieredretry.internal.forwarding.RetryExecutors;
-import io.github.tieredretry.internal.headers.FailureHeaderSettings;
 import io.github.tieredretry.internal.policy.BrokerDelayedRetry;
 import io.github.tieredretry.internal.policy.RetryDecider;
 import io.github.tieredretry.internal.policy.TierLadder;
 import io.github.tieredretry.internal.settlement.ConsumerChannels;
 import io.github.tieredretry.internal.settlement.ForwardSender;
-import io.github.tieredretry.internal.settlement.HeldMessages;
+import io.github.tieredretry.internal.settlement.ForwardSenders;
 import io.github.tieredretry.internal.settlement.RetryNotifications;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.listener.ListenerBackend;
 import io.github.tieredretry.listener.ListenerGate;
 import io.github.tieredretry.listener.ListenerGates;
-import io.github.tieredretry.listener.RetryAfterResolver;
-import io.github.tieredretry.listener.RetryFailureClassifier;
 import io.github.tieredretry.listener.RetryableListenerConfigurationException;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.policy.BreakerSettings;
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import org.apache.commons.logging.Log;
@@ -77,6 +67,8 @@ public final class RetryableListenerInstaller {
 
 	private final RetryTopology topology;
 
+	private final ForwardSenders senders;
+
 	private final ListenerRuntime runtime;
 
 	private final RetryableListenerRegistry registry;
@@ -97,36 +89,23 @@ public final class RetryableListenerInstaller {
 	 * Create the installer.
 	 * @param policies resolves listener policies
 	 * @param topology the retry topology (work queues are registered on it)
-	 * @param forwarder forwards to tiers and the parking lot
-	 * @param executors the starter's threads
-	 * @param failureInitialPause the pause after a first failed forward
-	 * @param failureMaxPause the longest pause after consecutive failed forwards
-	 * @param headerSettings how failures are described in headers
-	 * @param events where retry events are published
+	 * @param senders makes each listener's forwarding path
+	 * @param runtime what the delivery path of every listener shares
 	 * @param registry records the listeners retries were applied to
 	 * @param gates creates each listener's circuit breaker, if it has one
-	 * @param classifiers the application's failure classifiers, in order
-	 * @param retryAfterResolvers the application's retry-after resolvers, in order
-	 * @param observations observes forwards
 	 * @param backends chooses each listener's backend once the broker's version is known
 	 * @param declaredQueues the application's queue beans
 	 * @param asyncAttemptTimeout how long an attempt of an asynchronous listener may take
-	 * @param clock the clock
 	 */
-	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, MessageForwarder forwarder,
-			RetryExecutors executors, Duration failureInitialPause, Duration failureMaxPause,
-			FailureHeaderSettings headerSettings, RetryEventPublisher events, RetryableListenerRegistry registry,
-			ListenerGates gates, List<RetryFailureClassifier> classifiers, List<RetryAfterResolver> retryAfterResolvers,
-			RetryObservations observations, RetryBackends backends, DeclaredQueues declaredQueues,
-			Duration asyncAttemptTimeout, Clock clock) {
+	public RetryableListenerInstaller(ListenerPolicies policies, RetryTopology topology, ForwardSenders senders,
+			ListenerRuntime runtime, RetryableListenerRegistry registry, ListenerGates gates, RetryBackends backends,
+			DeclaredQueues declaredQueues, Duration asyncAttemptTimeout) {
 		this.policies = policies;
 		this.tiers = topology.tiers();
 		this.topology = topology;
+		this.senders = senders;
+		this.runtime = runtime;
 		this.asyncAttemptTimeout = asyncAttemptTimeout;
-		this.runtime = new ListenerRuntime(new DeliveryCapture(), clock, forwarder, executors, failureInitialPause,
-				failureMaxPause, headerSettings, topology.parkingLot(), events, new HeldMessages(executors),
-				List.copyOf(classifiers), List.copyOf(retryAfterResolvers), observations,
-				new AsyncAttempts(executors, asyncAttemptTimeout, observations));
 		this.registry = registry;
 		this.gates = gates;
 		this.backends = backends;
@@ -157,7 +136,8 @@ public final class RetryableListenerInstaller {
 		List<Method> handlers = (method != null) ? List.of(method) : ListenerShapes.rabbitHandlers(beanClass);
 		if (ListenerShapes.isAmqpClientContainer(container)) {
 			EffectiveRetryPolicy policy = AmqpListenerInstallation.install(listener, handlers, annotation, beanClass,
-					method, container, this.policies, this.topology, this.runtime, this.backends, this.registry);
+					method, container, this.policies, this.topology, this.senders, this.runtime, this.backends,
+					this.registry);
 			logger.info("Tiered retries for " + listener + " (RabbitMQ AMQP 1.0 client): " + policy + ", tiers "
 					+ this.tiers);
 			return;
@@ -171,10 +151,8 @@ public final class RetryableListenerInstaller {
 			throw new RetryableListenerConfigurationException(listener, "its container has no message listener",
 					"This is unexpected for a @RabbitListener; please report it.");
 		}
-		RetryNotifications notifications = new RetryNotifications(listener, policy.maxRetries(), this.runtime.events());
-		ForwardSender sender = new ForwardSender(this.runtime.forwarder(), this.runtime.executors(), notifications,
-				this.runtime::newPause, this.runtime.failureInitialPause(), holdLimit(listenerContainer),
-				this.runtime.heldMessages(), this.runtime.observations());
+		RetryNotifications notifications = this.senders.notificationsFor(listener, policy.maxRetries());
+		ForwardSender sender = this.senders.senderFor(notifications, holdLimit(listenerContainer));
 		List<String> queues = Arrays.asList(listenerContainer.getQueueNames());
 		BreakerSettings breaker = this.policies.resolveBreaker(annotation, listener);
 		ListenerGate gate = this.gates.gateFor(listener, queues, breaker);
@@ -209,7 +187,7 @@ public final class RetryableListenerInstaller {
 		}
 		DeliveryOutcomes outcomes = new DeliveryOutcomes(info, new RetryDecider(this.tiers, policy), this.runtime,
 				sender, notifications, gate, backend);
-		ConsumerChannels channels = new ConsumerChannels(listenerContainer, this.runtime.heldMessages(),
+		ConsumerChannels channels = new ConsumerChannels(listenerContainer, this.senders.heldMessages(),
 				shutdownTimeout(listenerContainer));
 		this.consumerChannels.add(channels);
 		listenerContainer
@@ -247,8 +225,7 @@ public final class RetryableListenerInstaller {
 			.stopping(
 					(this.asyncAttemptTimeout.compareTo(STOPPING_WAIT) < 0) ? this.asyncAttemptTimeout : STOPPING_WAIT);
 		this.gates.stopping();
-		this.runtime.heldMessages().stopHolding();
-		this.runtime.forwarder().releaseHeld();
+		this.senders.stopping();
 	}
 
 	/**

@@ -32,6 +32,7 @@ import io.github.tieredretry.internal.policy.TierLadder;
 import io.github.tieredretry.internal.settlement.Acknowledgement;
 import io.github.tieredretry.internal.settlement.ConsumerChannels;
 import io.github.tieredretry.internal.settlement.ForwardSender;
+import io.github.tieredretry.internal.settlement.ForwardSenders;
 import io.github.tieredretry.internal.settlement.HeldMessages;
 import io.github.tieredretry.internal.settlement.RetryNotifications;
 import io.github.tieredretry.listener.AsyncAttemptTimeoutException;
@@ -1112,15 +1113,14 @@ class RetryingMessageListenerTests {
 
 	private DeliveryOutcomes outcomes(EffectiveRetryPolicy policy, ListenerGate gate, ListenerBackend backend) {
 		RetryEventPublisher eventPublisher = new RetryEventPublisher(this.events::add, Runnable::run);
-		ListenerRuntime runtime = new ListenerRuntime(this.capture, Clock.fixed(NOW, ZoneOffset.UTC), this.forwarder,
-				this.executors, this.failurePause, this.failurePause, new FailureHeaderSettings(false, 500, 4000),
-				PARKING_LOT, eventPublisher, new HeldMessages(this.executors), List.copyOf(this.classifiers),
-				List.copyOf(this.retryAfterResolvers), RetryObservations.DISABLED,
-				new AsyncAttempts(this.executors, this.asyncAttemptTimeout, RetryObservations.DISABLED));
-		RetryNotifications notifications = new RetryNotifications("OrderListener#onOrder", policy.maxRetries(),
-				eventPublisher);
-		ForwardSender sender = new ForwardSender(this.forwarder, this.executors, notifications, runtime::newPause,
-				this.failurePause, 10, runtime.heldMessages(), RetryObservations.DISABLED);
+		ListenerRuntime runtime = new ListenerRuntime(this.capture,
+				new AsyncAttempts(this.executors, this.asyncAttemptTimeout, RetryObservations.DISABLED),
+				this.classifiers, this.retryAfterResolvers, new FailureHeaderSettings(false, 500, 4000), PARKING_LOT,
+				Clock.fixed(NOW, ZoneOffset.UTC));
+		ForwardSenders senders = new ForwardSenders(this.forwarder, this.executors, eventPublisher, this.failurePause,
+				this.failurePause, RetryObservations.DISABLED);
+		RetryNotifications notifications = senders.notificationsFor("OrderListener#onOrder", policy.maxRetries());
+		ForwardSender sender = senders.senderFor(notifications, 10);
 		RetryableListenerInfo info = new RetryableListenerInfo("OrderListener#onOrder", "orders-listener",
 				List.of(QUEUE), "", policy, Object.class, null);
 		return new DeliveryOutcomes(info, new RetryDecider(TIERS, policy), runtime, sender, notifications, gate,
