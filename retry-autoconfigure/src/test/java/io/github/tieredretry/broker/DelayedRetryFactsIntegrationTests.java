@@ -1,4 +1,4 @@
-package io.github.tieredretry.internal.broker;
+package io.github.tieredretry.broker;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,7 +18,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
-import io.github.tieredretry.internal.broker.RecordingConsumer.Delivery;
+import io.github.tieredretry.broker.RecordingConsumer.Delivery;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterAll;

@@ -1,4 +1,4 @@
-package io.github.tieredretry.internal.broker;
+package io.github.tieredretry.broker;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
