@@ -16,19 +16,18 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -48,7 +47,7 @@ import static org.awaitility.Awaitility.await;
  * channel (giving the victim back) as soon as the listener has returned on a dead
  * channel.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, DeadChannelAckIntegrationTests.Listener.class })
 @RabbitIntegrationTest
 class DeadChannelAckIntegrationTests {
 
@@ -60,13 +59,7 @@ class DeadChannelAckIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("retry.parking-lot", () -> queues.name("parking"));
-		registry.add("retry.tiers", () -> "200ms");
-		// Tier names that other suites share on the test broker, where they are classic
-		// queues.
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.delays", () -> "200ms");
+		RetrySettings.register(registry, queues).classicTiers("200ms").set("retry.defaults.delays", "200ms");
 	}
 
 	@Autowired
@@ -108,27 +101,6 @@ class DeadChannelAckIntegrationTests {
 		}
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
-		}
-
-	}
-
 	static class Listener {
 
 		private final InvocationRecorder recorder;
@@ -141,7 +113,7 @@ class DeadChannelAckIntegrationTests {
 			this.recorder = recorder;
 		}
 
-		@RabbitListener(queues = "${test.queue}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.work}"))
 		@RetryableListener
 		void onMessage(Message message, Channel channel) throws Exception {
 			String id = message.getMessageProperties().getMessageId();

@@ -3,24 +3,18 @@ package io.github.tieredretry.listener;
 import java.time.Duration;
 import java.time.Instant;
 
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.RetrySettings;
+import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -34,7 +28,7 @@ import static org.awaitility.Awaitility.await;
  * (4700ms + 3 × 230ms = 5390ms when the broker adds no latency); rounding the rest up to
  * the next tier, as before, waited 4700ms twice (9400ms).
  */
-@SpringBootTest
+@SpringBootTest(classes = ScriptedApplication.class)
 @RabbitIntegrationTest
 class DelayCompositionIntegrationTests {
 
@@ -43,12 +37,6 @@ class DelayCompositionIntegrationTests {
 
 	static final String QUEUE = queues.name("work");
 
-	static final String PARKING_LOT = queues.name("parking");
-
-	static final String SHORT_TIER = queues.owned("retry.delay.230ms");
-
-	static final String LONG_TIER = queues.owned("retry.delay.4700ms");
-
 	static final Duration SMALLEST_TIER = Duration.ofMillis(230);
 
 	/** The broker's latency of one hop, allowed for a busy machine. */
@@ -56,12 +44,7 @@ class DelayCompositionIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.tiers", () -> "230ms, 4700ms");
-		registry.add("retry.defaults.max-retries", () -> "1");
-		registry.add("retry.defaults.delays", () -> "5200ms");
+		RetrySettings.register(registry, queues).quorumTiers("230ms, 4700ms").retries(1, "5200ms");
 	}
 
 	@Autowired
@@ -85,41 +68,6 @@ class DelayCompositionIntegrationTests {
 		// tier plus the latency of the last hop (publish and confirm, expiry,
 		// dead-lettering, delivery), for which 1 s is allowed on a busy machine.
 		assertThat(late).as("late after its due time").isLessThanOrEqualTo(SMALLEST_TIER.plus(LAST_HOP_LATENCY));
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
-		}
-
-	}
-
-	static class Listener extends ScriptedListener {
-
-		Listener(InvocationRecorder recorder) {
-			super(recorder);
-		}
-
-		@RabbitListener(queues = "${test.queue}")
-		@RetryableListener
-		void onMessage(Message message) {
-			run(message);
-		}
-
 	}
 
 }

@@ -7,7 +7,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.event.RetryScheduledEvent;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.metrics.RetryEventMetrics;
@@ -15,8 +14,9 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.InvocationRecorder.Invocation;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
-import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -24,15 +24,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -45,7 +39,7 @@ import static org.awaitility.Awaitility.await;
  * spread over the drawn delays (2 s to 6 s), not in one wave, and none before its drawn
  * delay; headers, events and metrics report the drawn delay.
  */
-@SpringBootTest
+@SpringBootTest(classes = { ScriptedApplication.class, SimpleMeterRegistry.class })
 @RabbitIntegrationTest
 class JitterIntegrationTests {
 
@@ -54,21 +48,16 @@ class JitterIntegrationTests {
 
 	static final String QUEUE = queues.name("work");
 
-	static final String PARKING_LOT = queues.name("parking");
-
-	static final String TIER = queues.owned("retry.delay.1001ms");
-
 	static final int MESSAGES = 500;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.tiers", () -> "1001ms");
-		registry.add("retry.defaults.max-retries", () -> "1");
-		registry.add("retry.defaults.delays", () -> "4s");
-		registry.add("retry.defaults.jitter", () -> "0.5");
+		RetrySettings.register(registry, queues)
+			.quorumTiers("1001ms")
+			.retries(1, "4s")
+			.set("retry.defaults.jitter", 0.5)
+			// Stopped until the test has published every message.
+			.set("test.auto-startup", false);
 	}
 
 	@Autowired
@@ -90,7 +79,7 @@ class JitterIntegrationTests {
 		for (int i = 0; i < MESSAGES; i++) {
 			ids.add(Messages.publish(queues.broker(), "", QUEUE, "fail:1"));
 		}
-		this.listeners.getListenerContainer("jitter").start();
+		this.listeners.getListenerContainer(ScriptedApplication.LISTENER_ID).start();
 		await().atMost(Duration.ofSeconds(120))
 			.pollInterval(Duration.ofMillis(200))
 			.until(() -> ids.stream().allMatch(this.recorder::succeeded));
@@ -166,51 +155,6 @@ class JitterIntegrationTests {
 			most = Math.max(most, end - start + 1);
 		}
 		return most;
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		MeterRegistry meterRegistry() {
-			return new SimpleMeterRegistry();
-		}
-
-		@Bean
-		ScheduledRetries scheduledRetries() {
-			return new ScheduledRetries();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
-		}
-
-	}
-
-	static class Listener extends ScriptedListener {
-
-		Listener(InvocationRecorder recorder) {
-			super(recorder);
-		}
-
-		@RabbitListener(id = "jitter", queues = "${test.queue}", autoStartup = "false")
-		@RetryableListener
-		void onMessage(Message message) {
-			run(message);
-		}
-
 	}
 
 }

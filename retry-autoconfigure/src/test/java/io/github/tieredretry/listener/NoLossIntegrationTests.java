@@ -11,25 +11,19 @@ import java.util.Random;
 import java.util.Set;
 
 import com.rabbitmq.client.AMQP;
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.ScriptedListener;
+import io.github.tieredretry.testsupport.RetrySettings;
+import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -40,33 +34,24 @@ import static org.awaitility.Awaitility.await;
  * Every message that enters a retryable listener ends processed or parked: a mixed run of
  * 2,000 messages on concurrent consumers, each accounted for.
  */
-@SpringBootTest
+@SpringBootTest(classes = ScriptedApplication.class)
 @RabbitIntegrationTest
 class NoLossIntegrationTests {
 
 	@RegisterExtension
 	static final TestQueues queues = TestQueues.prefixed("noloss");
 
-	static final String ID = queues.id();
-
 	static final String QUEUE = queues.name("work");
-
-	static final String PARKING_LOT = queues.name("parking");
 
 	static final int MESSAGES = 2_000;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "100ms, 300ms");
-		// Tier names that other suites share on the test broker, where they are classic
-		// queues.
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.max-retries", () -> "3");
-		registry.add("retry.defaults.delays", () -> "100ms, 300ms");
-		registry.add("retry.defaults.no-retry-on", () -> IllegalArgumentException.class.getName());
-		registry.add("spring.rabbitmq.listener.simple.concurrency", () -> "4");
+		RetrySettings.register(registry, queues)
+			.classicTiers("100ms, 300ms")
+			.retries(3, "100ms, 300ms")
+			.set("retry.defaults.no-retry-on", IllegalArgumentException.class.getName())
+			.set("spring.rabbitmq.listener.simple.concurrency", 4);
 	}
 
 	@Autowired
@@ -81,12 +66,12 @@ class NoLossIntegrationTests {
 				int dice = random.nextInt(100);
 				String script = (dice < 70) ? "ok"
 						: (dice < 90) ? "fail:" + (1 + random.nextInt(3)) : (dice < 97) ? "always" : "reject";
-				String id = "m" + i + "-" + ID;
+				String id = "m" + i + "-" + queues.id();
 				scripts.put(id, script);
 				broker.publish("", QUEUE, new AMQP.BasicProperties.Builder().messageId(id).deliveryMode(2).build(),
 						script.getBytes(StandardCharsets.UTF_8));
 			}
-			ParkingLot parkingLot = new ParkingLot(broker, PARKING_LOT);
+			ParkingLot parkingLot = new ParkingLot(broker, queues.parkingLotName());
 			List<String> expectedParked = scripts.entrySet()
 				.stream()
 				.filter((entry) -> entry.getValue().equals("always") || entry.getValue().equals("reject"))
@@ -131,41 +116,6 @@ class NoLossIntegrationTests {
 			}
 		}
 		return processed;
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(QUEUE);
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
-		}
-
-	}
-
-	static class Listener extends ScriptedListener {
-
-		Listener(InvocationRecorder recorder) {
-			super(recorder);
-		}
-
-		@RabbitListener(queues = "${test.queue}")
-		@RetryableListener
-		void onMessage(Message message) {
-			run(message);
-		}
-
 	}
 
 }

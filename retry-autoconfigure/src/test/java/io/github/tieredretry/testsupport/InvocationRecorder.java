@@ -79,6 +79,15 @@ public final class InvocationRecorder {
 		return this.invocations.getOrDefault(messageId, List.of());
 	}
 
+	/**
+	 * The retry count each invocation of a message saw.
+	 * @param messageId the message id
+	 * @return the retry counts, in order
+	 */
+	public List<Long> retryCounts(String messageId) {
+		return of(messageId).stream().map(Invocation::retryCount).toList();
+	}
+
 	public int count(String messageId) {
 		return of(messageId).size();
 	}

@@ -1,5 +1,6 @@
 package io.github.tieredretry.testsupport;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -8,6 +9,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.headers.RetryHeaders;
 import org.jspecify.annotations.Nullable;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Reads a parking lot in tests: drains it and keeps every copy it found, by message id.
@@ -50,6 +53,28 @@ public final class ParkingLot {
 			throw new AssertionError("Expected message " + id + " parked once, but found " + copies.size() + " copies");
 		}
 		return copies.get(0);
+	}
+
+	/**
+	 * Wait until a message is parked.
+	 * @param id the message id
+	 * @param atMost how long it may take
+	 * @return its first parked copy
+	 */
+	public BrokerClient.Received awaitParked(String id, Duration atMost) {
+		await().atMost(atMost).until(() -> contains(id));
+		return copies(id).get(0);
+	}
+
+	/**
+	 * Wait until a message is parked, which must then have been parked exactly once.
+	 * @param id the message id
+	 * @param atMost how long it may take
+	 * @return the parked message
+	 */
+	public BrokerClient.Received awaitSingle(String id, Duration atMost) {
+		await().atMost(atMost).until(() -> contains(id));
+		return single(id);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.github.tieredretry.testsupport;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -38,6 +39,9 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 
 	private final Set<String> names = ConcurrentHashMap.newKeySet();
 
+	/** The names handed out by {@link #name(String)}, by role, in order. */
+	private final Map<String, String> roles = new LinkedHashMap<>();
+
 	private BrokerClient broker;
 
 	private final Map<String, ParkingLot> parkingLots = new ConcurrentHashMap<>();
@@ -60,7 +64,25 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	public String name(String role) {
 		String name = this.prefix + "-" + role + "-" + this.id;
 		this.names.add(name);
+		synchronized (this.roles) {
+			this.roles.put(role, name);
+		}
 		return name;
+	}
+
+	/**
+	 * The properties that name this class's queues to its application:
+	 * {@code test.queues.<role>} for every {@link #name(String) name} handed out so far,
+	 * and {@code test.id} for the {@link #id() id}.
+	 * @return property name to value
+	 */
+	public Map<String, String> properties() {
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("test.id", this.id);
+		synchronized (this.roles) {
+			this.roles.forEach((role, name) -> properties.put("test.queues." + role, name));
+		}
+		return properties;
 	}
 
 	/**
@@ -116,6 +138,22 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	 */
 	public BrokerClient broker() {
 		return this.broker;
+	}
+
+	/**
+	 * The name of the class's parking lot, the one {@link RetrySettings} registers.
+	 * @return its name
+	 */
+	public String parkingLotName() {
+		return name("parking");
+	}
+
+	/**
+	 * The reader of the class's parking lot for the running test.
+	 * @return the reader
+	 */
+	public ParkingLot parkingLot() {
+		return parkingLot(parkingLotName());
 	}
 
 	/**

@@ -1,0 +1,152 @@
+package io.github.tieredretry.testsupport;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.tieredretry.internal.topology.RetryTopology;
+
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * The properties that a test's application is given again and again, registered in one
+ * statement of its {@code @DynamicPropertySource}: the class's queue names
+ * ({@code test.queues.<role>}, {@code test.id}) and its parking lot
+ * ({@link TestQueues#parkingLot()}) from the start, then its tiers, the default policy's
+ * retries and what else the test sets. <pre class="code">
+ * RetrySettings.register(registry, queues).quorumTiers("170ms").retries(2, "170ms");
+ * </pre>
+ */
+public final class RetrySettings {
+
+	private final DynamicPropertyRegistry registry;
+
+	private final TestQueues queues;
+
+	private final Map<String, Object> values = new ConcurrentHashMap<>();
+
+	private RetrySettings(DynamicPropertyRegistry registry, TestQueues queues) {
+		this.registry = registry;
+		this.queues = queues;
+	}
+
+	/**
+	 * Register {@code test.id}, {@code test.queues.<role>} for every queue the class has
+	 * named (a listener's {@code @RabbitListener(queues = "${test.queues.work}")}), and
+	 * the class's parking lot.
+	 * @param registry the test's registry
+	 * @param queues the class's queues
+	 * @return the settings, to register more
+	 */
+	public static RetrySettings register(DynamicPropertyRegistry registry, TestQueues queues) {
+		RetrySettings settings = new RetrySettings(registry, queues);
+		queues.properties().forEach(settings::set);
+		return settings.parkingLot(queues.parkingLotName());
+	}
+
+	/**
+	 * Another parking lot than the class's.
+	 * @param parkingLot its name
+	 * @return these settings
+	 */
+	public RetrySettings parkingLot(String parkingLot) {
+		return set("retry.parking-lot", parkingLot);
+	}
+
+	/**
+	 * Tiers whose names other suites share on the test broker, where they are classic
+	 * queues (tier queues of one name must have one type).
+	 * @param tiers the {@code retry.tiers} value
+	 * @return these settings
+	 */
+	public RetrySettings classicTiers(String tiers) {
+		return set("retry.tiers", tiers).set("retry.queue-type", "classic");
+	}
+
+	/**
+	 * Quorum tiers, of names that no classic tier of another suite has: the class owns
+	 * them (they are deleted after it).
+	 * @param tiers the {@code retry.tiers} value
+	 * @return these settings
+	 */
+	public RetrySettings quorumTiers(String tiers) {
+		for (String tier : tiers.split(",")) {
+			this.queues.owned(RetryTopology.tierQueueName(DurationStyle.detectAndParse(tier.trim())));
+		}
+		return set("retry.tiers", tiers).set("retry.queue-type", "quorum");
+	}
+
+	/**
+	 * The parking lot and tiers of a topology of the class's own.
+	 * @param topology the topology
+	 * @return these settings
+	 */
+	public RetrySettings topology(TestQueues.Topology topology) {
+		return parkingLot(topology.parkingLot()).set("retry.tiers", topology.tiers());
+	}
+
+	/**
+	 * The default policy's retries.
+	 * @param maxRetries {@code retry.defaults.max-retries}
+	 * @param delays {@code retry.defaults.delays}
+	 * @return these settings
+	 */
+	public RetrySettings retries(int maxRetries, String delays) {
+		return set("retry.defaults.max-retries", maxRetries).set("retry.defaults.delays", delays);
+	}
+
+	/**
+	 * The default policy's retries, each after one delay.
+	 * @param maxRetries {@code retry.defaults.max-retries}
+	 * @param delay {@code retry.defaults.delays}
+	 * @return these settings
+	 */
+	public RetrySettings retries(int maxRetries, Duration delay) {
+		return retries(maxRetries, delay.toMillis() + "ms");
+	}
+
+	/**
+	 * A named policy's retries.
+	 * @param policy the policy's name
+	 * @param maxRetries its {@code max-retries}
+	 * @param delays its {@code delays}
+	 * @return these settings
+	 */
+	public RetrySettings retries(String policy, int maxRetries, String delays) {
+		return set("retry.policies." + policy + ".max-retries", maxRetries).set("retry.policies." + policy + ".delays",
+				delays);
+	}
+
+	/**
+	 * A circuit breaker's settings.
+	 * @param policy the policy's name, or {@code defaults}
+	 * @param slidingWindowSize its {@code sliding-window-size}
+	 * @param minimumCalls its {@code minimum-calls}
+	 * @param waitInOpenState its {@code wait-in-open-state}
+	 * @param probesInHalfOpenState its {@code probes-in-half-open-state}
+	 * @return these settings
+	 */
+	public RetrySettings breaker(String policy, int slidingWindowSize, int minimumCalls, String waitInOpenState,
+			int probesInHalfOpenState) {
+		String prefix = policy.equals("defaults") ? "retry.defaults.breaker."
+				: "retry.policies." + policy + ".breaker.";
+		return set(prefix + "sliding-window-size", slidingWindowSize).set(prefix + "minimum-calls", minimumCalls)
+			.set(prefix + "wait-in-open-state", waitInOpenState)
+			.set(prefix + "probes-in-half-open-state", probesInHalfOpenState);
+	}
+
+	/**
+	 * Any other property; a later value replaces an earlier one.
+	 * @param name its name
+	 * @param value its value
+	 * @return these settings
+	 */
+	public RetrySettings set(String name, Object value) {
+		if (this.values.put(name, value) == null) {
+			this.registry.add(name, () -> this.values.get(name));
+		}
+		return this;
+	}
+
+}
