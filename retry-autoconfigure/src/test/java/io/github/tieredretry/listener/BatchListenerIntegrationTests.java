@@ -15,14 +15,16 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.DirectRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
@@ -31,10 +33,9 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -48,7 +49,8 @@ import static org.awaitility.Awaitility.await;
  * consumer-side batching, and on the broker backend where the broker has it (RabbitMQ
  * 4.3; the tiers elsewhere).
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, BatchListenerIntegrationTests.Factories.class,
+		BatchListenerIntegrationTests.Batches.class, BatchListenerIntegrationTests.BatchListeners.class })
 @RabbitIntegrationTest
 class BatchListenerIntegrationTests {
 
@@ -75,22 +77,13 @@ class BatchListenerIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.id", () -> ID);
-		registry.add("test.batch-queue", () -> BATCH_QUEUE);
-		registry.add("test.stopping-queue", () -> STOPPING_QUEUE);
-		registry.add("test.whole-queue", () -> WHOLE_QUEUE);
-		registry.add("test.singles-queue", () -> SINGLES_QUEUE);
-		registry.add("test.broker-queue", () -> BROKER_QUEUE);
-		registry.add("test.quick-queue", () -> QUICK_QUEUE);
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", topology::tiers);
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.defaults.delays", () -> topology.shortTier().toMillis() + "ms");
-		// Linear delays that a quorum queue's delayed retry makes: the broker backend on
-		// RabbitMQ 4.3, the tiers before.
-		registry.add("retry.policies.linear.max-retries", () -> "2");
-		registry.add("retry.policies.linear.delays", () -> "300ms");
-		registry.add("retry.broker.declare-queue-arguments", () -> "true");
+		RetrySettings.register(registry, queues)
+			.topology(topology)
+			.retries(2, topology.shortTier())
+			// Linear delays that a quorum queue's delayed retry makes: the broker backend
+			// on RabbitMQ 4.3, the tiers before.
+			.retries("linear", 2, "300ms")
+			.set("retry.broker.declare-queue-arguments", true);
 	}
 
 	@Autowired
@@ -123,12 +116,9 @@ class BatchListenerIntegrationTests {
 		assertThat(this.batches.of("fifty").get(0)).hasSize(50);
 		healthy.forEach((id) -> assertThat(this.recorder.of(id)).singleElement()
 			.satisfies((invocation) -> assertThat(invocation.succeeded()).isTrue()));
-		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L);
-		assertThat(this.recorder.of(recoveringLater)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
-		assertThat(this.recorder.of(failing)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(recovering)).containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(recoveringLater)).containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(failing)).containsExactly(0L, 1L, 2L);
 		// Retried alone: no later batch holds a message that was processed.
 		assertThat(this.batches.of("fifty").subList(1, this.batches.of("fifty").size()))
 			.allSatisfy((batch) -> assertThat(batch).isSubsetOf(recovering, recoveringLater, failing));
@@ -182,8 +172,7 @@ class BatchListenerIntegrationTests {
 		IntStream.of(0, 1, 3, 4)
 			.forEach((i) -> assertThat(this.recorder.of(ids.get(i))).singleElement()
 				.satisfies((invocation) -> assertThat(invocation.retryCount()).isZero()));
-		assertThat(this.recorder.of(ids.get(2))).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(ids.get(2))).containsExactly(0L, 1L);
 	}
 
 	@Test
@@ -211,8 +200,7 @@ class BatchListenerIntegrationTests {
 			.until(() -> this.recorder.succeeded(recovering)
 					&& queues.parkingLot(topology.parkingLot()).find(failing) != null);
 		assertThat(this.batches.of("singles")).allSatisfy((batch) -> assertThat(batch).hasSize(1));
-		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(recovering)).containsExactly(0L, 1L);
 		assertThat(queues.parkingLot(topology.parkingLot()).single(failing).header(RetryHeaders.PARKED_REASON))
 			.isEqualTo("not-retryable");
 	}
@@ -232,10 +220,8 @@ class BatchListenerIntegrationTests {
 			.until(() -> this.recorder.succeeded(recovering)
 					&& queues.parkingLot(topology.parkingLot()).find(failing) != null);
 		healthy.forEach((id) -> assertThat(this.recorder.count(id)).isOne());
-		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L);
-		assertThat(this.recorder.of(failing)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(recovering)).containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(failing)).containsExactly(0L, 1L, 2L);
 		assertThat(this.recorder.gaps(recovering))
 			.allSatisfy((gap) -> assertThat(gap).isGreaterThanOrEqualTo(Duration.ofMillis(250)));
 		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(failing);
@@ -243,19 +229,12 @@ class BatchListenerIntegrationTests {
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("2");
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Batches batches() {
-			return new Batches();
-		}
+	/**
+	 * Container factories with consumer-side batching, started by the test or at once,
+	 * one without, and the quorum queue of the broker backend.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class Factories {
 
 		@Bean
 		SimpleRabbitListenerContainerFactory batchFactory(ConnectionFactory connectionFactory) {
@@ -286,38 +265,8 @@ class BatchListenerIntegrationTests {
 		}
 
 		@Bean
-		Queue batchQueue() {
-			return new Queue(BATCH_QUEUE);
-		}
-
-		@Bean
-		Queue stoppingQueue() {
-			return new Queue(STOPPING_QUEUE);
-		}
-
-		@Bean
-		Queue wholeQueue() {
-			return new Queue(WHOLE_QUEUE);
-		}
-
-		@Bean
-		Queue singlesQueue() {
-			return new Queue(SINGLES_QUEUE);
-		}
-
-		@Bean
-		Queue quickQueue() {
-			return new Queue(QUICK_QUEUE);
-		}
-
-		@Bean
-		Queue brokerQueue() {
+		org.springframework.amqp.core.Queue brokerQueue() {
 			return QueueBuilder.durable(BROKER_QUEUE).quorum().build();
-		}
-
-		@Bean
-		BatchListeners batchListeners(InvocationRecorder recorder, Batches batches) {
-			return new BatchListeners(recorder, batches);
 		}
 
 	}
@@ -348,13 +297,14 @@ class BatchListenerIntegrationTests {
 			this.batches = batches;
 		}
 
-		@RabbitListener(id = "fifty-${test.id}", queues = "${test.batch-queue}", containerFactory = "batchFactory")
+		@RabbitListener(id = "fifty-${test.id}", queuesToDeclare = @Queue("${test.queues.fifty}"),
+				containerFactory = "batchFactory")
 		@RetryableListener
 		void onFifty(List<Message> messages) {
 			runAll("fifty", messages);
 		}
 
-		@RabbitListener(id = "stopping-${test.id}", queues = "${test.stopping-queue}",
+		@RabbitListener(id = "stopping-${test.id}", queuesToDeclare = @Queue("${test.queues.stopping}"),
 				containerFactory = "batchFactory")
 		@RetryableListener
 		void onStopping(List<org.springframework.messaging.Message<String>> messages) {
@@ -375,7 +325,8 @@ class BatchListenerIntegrationTests {
 			}
 		}
 
-		@RabbitListener(id = "whole-${test.id}", queues = "${test.whole-queue}", containerFactory = "batchFactory")
+		@RabbitListener(id = "whole-${test.id}", queuesToDeclare = @Queue("${test.queues.whole}"),
+				containerFactory = "batchFactory")
 		@RetryableListener
 		void onWhole(List<Message> messages) {
 			this.batches.record("whole", ids(messages));
@@ -385,19 +336,20 @@ class BatchListenerIntegrationTests {
 			}
 		}
 
-		@RabbitListener(queues = "${test.singles-queue}", batch = "true", containerFactory = "directFactory")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.singles}"), batch = "true",
+				containerFactory = "directFactory")
 		@RetryableListener(noRetryOn = IllegalArgumentException.class)
 		void onSingles(List<Message> messages) {
 			runAll("singles", messages);
 		}
 
-		@RabbitListener(queues = "${test.quick-queue}", containerFactory = "quickBatchFactory")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.quick}"), containerFactory = "quickBatchFactory")
 		@RetryableListener
 		void onQuick(List<Message> messages) {
 			runAll("quick", messages);
 		}
 
-		@RabbitListener(id = "broker-${test.id}", queues = "${test.broker-queue}", containerFactory = "batchFactory")
+		@RabbitListener(id = "broker-${test.id}", queues = "${test.queues.broker}", containerFactory = "batchFactory")
 		@RetryableListener(policy = "linear")
 		void onBroker(List<Message> messages) {
 			runAll("broker", messages);

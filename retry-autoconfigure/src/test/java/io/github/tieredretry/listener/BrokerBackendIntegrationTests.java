@@ -14,6 +14,8 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
@@ -36,6 +38,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -52,7 +55,8 @@ import static org.awaitility.Awaitility.await;
  * either way every message is retried at its policy's delays, never early, and parked
  * after its last retry with the same headers.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, BrokerBackendIntegrationTests.QuorumQueues.class,
+		BrokerBackendIntegrationTests.Listener.class, BrokerBackendIntegrationTests.PausedListener.class })
 @RabbitIntegrationTest
 class BrokerBackendIntegrationTests {
 
@@ -73,24 +77,16 @@ class BrokerBackendIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.work", () -> WORK);
-		registry.add("test.paused", () -> PAUSED);
-		registry.add("test.typed", () -> TYPED);
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", topology::tiers);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.broker.declare-queue-arguments", () -> "true");
-		registry.add("retry.policies.linear.max-retries", () -> "3");
-		registry.add("retry.policies.linear.delays", () -> "300ms, 600ms, 900ms");
-		registry.add("retry.policies.linear.no-retry-on", IllegalArgumentException.class::getName);
-		// Pauses at its first failure, probes one message every 300 ms.
-		registry.add("retry.policies.paused.max-retries", () -> "3");
-		registry.add("retry.policies.paused.delays", () -> "300ms, 600ms, 900ms");
-		registry.add("retry.policies.paused.breaker.enabled", () -> "true");
-		registry.add("retry.policies.paused.breaker.sliding-window-size", () -> "1");
-		registry.add("retry.policies.paused.breaker.minimum-calls", () -> "1");
-		registry.add("retry.policies.paused.breaker.wait-in-open-state", () -> "300ms");
-		registry.add("retry.policies.paused.breaker.probes-in-half-open-state", () -> "1");
+		RetrySettings.register(registry, queues)
+			.topology(topology)
+			.set("retry.queue-type", "quorum")
+			.set("retry.broker.declare-queue-arguments", true)
+			.retries("linear", 3, "300ms, 600ms, 900ms")
+			.set("retry.policies.linear.no-retry-on", IllegalArgumentException.class.getName())
+			// Pauses at its first failure, probes one message every 300 ms.
+			.retries("paused", 3, "300ms, 600ms, 900ms")
+			.set("retry.policies.paused.breaker.enabled", true)
+			.breaker("paused", 1, 1, "300ms", 1);
 	}
 
 	@BeforeAll
@@ -140,8 +136,7 @@ class BrokerBackendIntegrationTests {
 		String id = Messages.publish(queues.broker(), "", WORK, "fail-until-retry:2");
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L, 2L);
 		List<Duration> gaps = this.recorder.gaps(id);
 		assertThat(gaps.get(0)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
 		assertThat(gaps.get(1)).isGreaterThanOrEqualTo(Duration.ofMillis(600));
@@ -162,8 +157,7 @@ class BrokerBackendIntegrationTests {
 		String id = Messages.publish(queues.broker(), "", WORK, "retry-after:800");
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L, 2L);
 		List<RetryScheduledEvent> retries = this.scheduled.of(id);
 		assertThat(retries).extracting(RetryScheduledEvent::delay)
 			.containsExactly(Duration.ofMillis(800), Duration.ofMillis(600));
@@ -179,8 +173,7 @@ class BrokerBackendIntegrationTests {
 	void lastFailureIsParkedWithItsRetryCount() {
 		String id = Messages.publish(queues.broker(), "", WORK, "always");
 
-		await().atMost(Duration.ofSeconds(20)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(20));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(WORK);
@@ -192,8 +185,7 @@ class BrokerBackendIntegrationTests {
 	void failureNoRetryFixesIsParkedAtOnce() {
 		String id = Messages.publish(queues.broker(), "", WORK, "reject");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
 		assertThat(this.recorder.count(id)).isOne();
@@ -203,8 +195,7 @@ class BrokerBackendIntegrationTests {
 	void unconvertiblePayloadIsParkedAtOnceWithItsBodyUntouched() {
 		String id = Messages.publish(queues.broker(), "", TYPED, "not a duration");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(TYPED);
 		assertThat(parked.bodyText()).isEqualTo("not a duration");
@@ -311,28 +302,13 @@ class BrokerBackendIntegrationTests {
 		return properties;
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		ScheduledRetries scheduledRetries() {
-			return new ScheduledRetries();
-		}
+	/** The listeners' queues, quorum queues whose delayed retry the starter declares. */
+	@Configuration(proxyBeanMethods = false)
+	static class QuorumQueues {
 
 		@Bean
 		Queue workQueue() {
 			return QueueBuilder.durable(WORK).quorum().build();
-		}
-
-		@Bean
-		Listener listener(InvocationRecorder recorder) {
-			return new Listener(recorder);
 		}
 
 		@Bean
@@ -343,11 +319,6 @@ class BrokerBackendIntegrationTests {
 		@Bean
 		Queue pausedQueue() {
 			return QueueBuilder.durable(PAUSED).quorum().build();
-		}
-
-		@Bean
-		PausedListener pausedListener(InvocationRecorder recorder) {
-			return new PausedListener(recorder);
 		}
 
 	}
@@ -365,7 +336,7 @@ class BrokerBackendIntegrationTests {
 			this.recorder = recorder;
 		}
 
-		@RabbitListener(queues = "${test.paused}")
+		@RabbitListener(queues = "${test.queues.paused}")
 		@RetryableListener(policy = "paused")
 		void onPaused(Message message) {
 			boolean failing = this.down;
@@ -383,13 +354,13 @@ class BrokerBackendIntegrationTests {
 			super(recorder);
 		}
 
-		@RabbitListener(queues = "${test.work}")
+		@RabbitListener(queues = "${test.queues.work}")
 		@RetryableListener(policy = "linear")
 		void onWork(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(queues = "${test.typed}")
+		@RabbitListener(queues = "${test.queues.typed}")
 		@RetryableListener(policy = "linear")
 		void onTyped(Duration payload) {
 			throw new IllegalStateException("never converted, never called");

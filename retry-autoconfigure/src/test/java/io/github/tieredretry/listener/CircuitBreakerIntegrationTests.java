@@ -3,6 +3,7 @@ package io.github.tieredretry.listener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.tieredretry.annotation.Breaker;
@@ -16,6 +17,8 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -23,15 +26,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -46,7 +48,9 @@ import static org.awaitility.Awaitility.await;
  * message is processed once the downstream is back. Without it, the outage parks messages
  * that someone must replay.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, CircuitBreakerIntegrationTests.Wiring.class,
+		CircuitBreakerIntegrationTests.Downstream.class, CircuitBreakerIntegrationTests.BreakerEvents.class,
+		CircuitBreakerIntegrationTests.Listeners.class, CircuitBreakerIntegrationTests.LimitedListener.class })
 @RabbitIntegrationTest
 class CircuitBreakerIntegrationTests {
 
@@ -59,31 +63,16 @@ class CircuitBreakerIntegrationTests {
 
 	static final String LIMITED = queues.name("limited");
 
-	static final String PARKING_LOT = queues.name("parking");
-
-	static final String TIER = queues.owned("retry.delay.317ms");
-
 	static final int MESSAGES = 40;
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.protected", () -> PROTECTED);
-		registry.add("test.unprotected", () -> UNPROTECTED);
-		registry.add("test.limited", () -> LIMITED);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.tiers", () -> "317ms");
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.defaults.delays", () -> "317ms");
-		registry.add("retry.defaults.breaker.sliding-window-size", () -> "10");
-		registry.add("retry.defaults.breaker.minimum-calls", () -> "5");
-		registry.add("retry.defaults.breaker.wait-in-open-state", () -> "1s");
-		registry.add("retry.defaults.breaker.probes-in-half-open-state", () -> "2");
-		// Pauses at its first failure and probes one message every 100 ms.
-		registry.add("retry.policies.probing.breaker.sliding-window-size", () -> "1");
-		registry.add("retry.policies.probing.breaker.minimum-calls", () -> "1");
-		registry.add("retry.policies.probing.breaker.wait-in-open-state", () -> "100ms");
-		registry.add("retry.policies.probing.breaker.probes-in-half-open-state", () -> "1");
+		RetrySettings.register(registry, queues)
+			.quorumTiers("317ms")
+			.retries(2, "317ms")
+			.breaker("defaults", 10, 5, "1s", 2)
+			// Pauses at its first failure and probes one message every 100 ms.
+			.breaker("probing", 1, 1, "100ms", 1);
 	}
 
 	@Autowired
@@ -125,14 +114,14 @@ class CircuitBreakerIntegrationTests {
 		// The outage outlasts every message's retries: without a breaker all of them are
 		// parked, while the paused listener keeps probing.
 		await().atMost(Duration.ofSeconds(30))
-			.until(() -> queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size() == MESSAGES
+			.until(() -> queues.parkingLot().from(UNPROTECTED).size() == MESSAGES
 					&& protectedIds.stream().mapToLong(this.recorder::count).sum() >= 10);
 		this.downstream.down.set(false);
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> protectedIds.stream().allMatch(this.recorder::succeeded));
 		await().atMost(Duration.ofSeconds(10)).until(() -> !this.events.resumed.isEmpty());
-		long protectedParked = queues.parkingLot(PARKING_LOT).from(PROTECTED).size();
-		long unprotectedParked = queues.parkingLot(PARKING_LOT).from(UNPROTECTED).size();
+		long protectedParked = queues.parkingLot().from(PROTECTED).size();
+		long unprotectedParked = queues.parkingLot().from(UNPROTECTED).size();
 		long protectedAttempts = protectedIds.stream().mapToLong(this.recorder::count).sum();
 		System.out.printf(
 				"[breaker] outage of about 5 s, %d messages per listener: with a breaker %d parked, "
@@ -163,7 +152,7 @@ class CircuitBreakerIntegrationTests {
 		assertThat(this.frames.nacksAndRejectsSince(mark)).as("basic.nack and basic.reject sent while probing")
 			.isEmpty();
 		assertThat(this.limited.deliveryCounts).as("x-delivery-count of each attempt").containsOnly(0L);
-		assertThat(queues.parkingLot(PARKING_LOT).from(LIMITED)).isEmpty();
+		assertThat(queues.parkingLot().from(LIMITED)).isEmpty();
 		await().atMost(Duration.ofSeconds(5)).until(() -> queues.broker().count(LIMITED) == 0);
 	}
 
@@ -171,6 +160,8 @@ class CircuitBreakerIntegrationTests {
 	void operatorPausesAListenerUntilItsBreakerIsClosedAgain() {
 		assertThat(this.overview.changeBreaker(PROTECTED, "open").state()).isEqualTo("forced-open");
 		String id = Messages.publish(queues.broker(), "", PROTECTED, "ok");
+		// No event stands for a listener that stays paused: the message must wait for as
+		// long as the operator holds the breaker open.
 		await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> this.recorder.count(id) == 0);
 		assertThat(this.overview.changeBreaker(PROTECTED, "closed").state()).isEqualTo("closed");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
@@ -190,14 +181,9 @@ class CircuitBreakerIntegrationTests {
 			.breaker();
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
+	/** The frames on the wire, and the quorum queue with a delivery limit. */
+	@Configuration(proxyBeanMethods = false)
+	static class Wiring {
 
 		@Bean
 		OutboundFrames outboundFrames() {
@@ -210,40 +196,10 @@ class CircuitBreakerIntegrationTests {
 		}
 
 		@Bean
-		Downstream downstream() {
-			return new Downstream();
-		}
-
-		@Bean
-		BreakerEvents breakerEvents() {
-			return new BreakerEvents();
-		}
-
-		@Bean
-		Queue protectedQueue() {
-			return new Queue(PROTECTED);
-		}
-
-		@Bean
-		Queue unprotectedQueue() {
-			return new Queue(UNPROTECTED);
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder recorder, Downstream downstream) {
-			return new Listeners(recorder, downstream);
-		}
-
-		@Bean
-		Queue limitedQueue() {
+		org.springframework.amqp.core.Queue limitedQueue() {
 			// A quorum queue with a delivery limit, as RabbitMQ 4.0 gives every quorum
 			// queue (20 there; 3 here, to see it sooner).
 			return QueueBuilder.durable(LIMITED).quorum().deliveryLimit(3).build();
-		}
-
-		@Bean
-		LimitedListener limitedListener(InvocationRecorder recorder) {
-			return new LimitedListener(recorder);
 		}
 
 	}
@@ -263,9 +219,9 @@ class CircuitBreakerIntegrationTests {
 
 	static class BreakerEvents {
 
-		final List<ListenerPausedEvent> paused = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<ListenerPausedEvent> paused = new CopyOnWriteArrayList<>();
 
-		final List<ListenerResumedEvent> resumed = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<ListenerResumedEvent> resumed = new CopyOnWriteArrayList<>();
 
 		@EventListener
 		void onPaused(ListenerPausedEvent event) {
@@ -290,13 +246,13 @@ class CircuitBreakerIntegrationTests {
 			this.downstream = downstream;
 		}
 
-		@RabbitListener(queues = "${test.protected}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.protected}"))
 		@RetryableListener(breaker = Breaker.ON)
 		void onProtected(Message message) {
 			call(message);
 		}
 
-		@RabbitListener(queues = "${test.unprotected}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.unprotected}"))
 		@RetryableListener
 		void onUnprotected(Message message) {
 			call(message);
@@ -323,7 +279,7 @@ class CircuitBreakerIntegrationTests {
 
 		final AtomicBoolean down = new AtomicBoolean();
 
-		final List<Long> deliveryCounts = new java.util.concurrent.CopyOnWriteArrayList<>();
+		final List<Long> deliveryCounts = new CopyOnWriteArrayList<>();
 
 		private final InvocationRecorder recorder;
 
@@ -331,7 +287,7 @@ class CircuitBreakerIntegrationTests {
 			this.recorder = recorder;
 		}
 
-		@RabbitListener(queues = "${test.limited}")
+		@RabbitListener(queues = "${test.queues.limited}")
 		@RetryableListener(policy = "probing", breaker = Breaker.ON)
 		void onLimited(Message message) {
 			MessageProperties properties = message.getMessageProperties();

@@ -10,6 +10,9 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
+import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitHandler;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
@@ -30,10 +33,9 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.amqp.support.AmqpHeaders;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -46,7 +48,8 @@ import static org.awaitility.Awaitility.await;
  * Tiered retries with Spring Boot's direct container factory, a user-defined factory, a
  * class-level listener, immediate retries and a policy timeout.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, ContainerVariantsIntegrationTests.Factories.class,
+		ContainerVariantsIntegrationTests.Listeners.class, ContainerVariantsIntegrationTests.ClassLevelListener.class })
 @RabbitIntegrationTest
 class ContainerVariantsIntegrationTests {
 
@@ -65,27 +68,15 @@ class ContainerVariantsIntegrationTests {
 
 	static final String TIMEOUT_QUEUE = queues.name("timeout");
 
-	static final String PARKING_LOT = queues.name("parking");
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.id", () -> ID);
-		registry.add("test.direct-queue", () -> DIRECT_QUEUE);
-		registry.add("test.custom-queue", () -> CUSTOM_QUEUE);
-		registry.add("test.class-level-queue", () -> CLASS_LEVEL_QUEUE);
-		registry.add("test.immediate-queue", () -> IMMEDIATE_QUEUE);
-		registry.add("test.timeout-queue", () -> TIMEOUT_QUEUE);
-		registry.add("spring.rabbitmq.listener.type", () -> "direct");
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "200ms, 400ms, 1013ms");
-		// Tier names that other suites share on the test broker, where they are classic
-		// queues.
-		registry.add("retry.queue-type", () -> "classic");
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.defaults.delays", () -> "200ms");
-		registry.add("retry.policies.eager.immediate-retries", () -> "2");
-		registry.add("retry.policies.bounded.timeout", () -> "300ms");
-		registry.add("retry.policies.bounded.max-retries", () -> "5");
+		RetrySettings.register(registry, queues)
+			.classicTiers("200ms, 400ms, 1013ms")
+			.retries(2, "200ms")
+			.set("spring.rabbitmq.listener.type", "direct")
+			.set("retry.policies.eager.immediate-retries", 2)
+			.set("retry.policies.bounded.timeout", "300ms")
+			.set("retry.policies.bounded.max-retries", 5);
 	}
 
 	@Autowired
@@ -97,6 +88,9 @@ class ContainerVariantsIntegrationTests {
 	@Autowired
 	ConnectionFactory connectionFactory;
 
+	@Autowired
+	ScheduledRetries scheduled;
+
 	@Test
 	void directContainerRetriesThroughTiersAndParksAfterTheLastRetry() {
 		assertThat(this.endpoints.getListenerContainer("direct-" + ID))
@@ -104,10 +98,8 @@ class ContainerVariantsIntegrationTests {
 		String recovering = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "fail:2");
 		String failing = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "always");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(recovering));
-		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(failing) != null);
-		assertThat(queues.parkingLot(PARKING_LOT).find(failing).header(RetryHeaders.PARKED_REASON))
+		assertThat(this.recorder.retryCounts(recovering)).containsExactly(0L, 1L, 2L);
+		assertThat(queues.parkingLot().awaitParked(failing, Duration.ofSeconds(10)).header(RetryHeaders.PARKED_REASON))
 			.isEqualTo("exhausted");
 		assertThat(this.recorder.count(failing)).isEqualTo(3);
 	}
@@ -116,17 +108,20 @@ class ContainerVariantsIntegrationTests {
 	void listenerAskingForAnImmediateAckIsNeitherRetriedNorParked() {
 		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "ack-now");
 		await().atMost(Duration.ofSeconds(5)).until(() -> this.recorder.count(id) == 1);
-		await().during(Duration.ofMillis(1500))
-			.atMost(Duration.ofSeconds(5))
-			.until(() -> this.recorder.count(id) == 1 && queues.parkingLot(PARKING_LOT).find(id) == null);
+		// A retry or a parking of it would have been forwarded before that of a marker
+		// that fails once now, and a retry come back before the marker's.
+		String marker = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "fail:1");
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(marker));
+		assertThat(this.recorder.count(id)).isOne();
+		assertThat(this.scheduled.of(id)).isEmpty();
+		assertThat(queues.parkingLot().find(id)).isNull();
 		assertThat(queues.broker().count(DIRECT_QUEUE)).isZero();
 	}
 
 	@Test
 	void listenerAskingNotToBeRedeliveredIsParkedAtOnce() {
 		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "dont-requeue");
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
+		BrokerClient.Received parked = queues.parkingLot().awaitParked(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(AmqpRejectAndDontRequeueException.class.getName());
 		assertThat(this.recorder.count(id)).isEqualTo(1);
@@ -143,13 +138,13 @@ class ContainerVariantsIntegrationTests {
 				template.send("", DIRECT_QUEUE, new Message(part.getBytes(StandardCharsets.UTF_8)));
 			}
 			await().atMost(Duration.ofSeconds(10))
-				.until(() -> !queues.parkingLot(PARKING_LOT)
+				.until(() -> !queues.parkingLot()
 					.from(DIRECT_QUEUE)
 					.stream()
 					.filter((message) -> message.headers().containsKey("springBatchFormat"))
 					.toList()
 					.isEmpty());
-			BrokerClient.Received batch = queues.parkingLot(PARKING_LOT)
+			BrokerClient.Received batch = queues.parkingLot()
 				.from(DIRECT_QUEUE)
 				.stream()
 				.filter((message) -> message.headers().containsKey("springBatchFormat"))
@@ -177,7 +172,7 @@ class ContainerVariantsIntegrationTests {
 	void classLevelListenerRetriesEveryHandler() {
 		String id = Messages.publish(queues.broker(), "", CLASS_LEVEL_QUEUE, "fail:1");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L);
 	}
 
 	@Test
@@ -185,23 +180,20 @@ class ContainerVariantsIntegrationTests {
 		String recovering = Messages.publish(queues.broker(), "", IMMEDIATE_QUEUE, "fail:2");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(recovering));
 		// Three attempts on the first delivery, no tier involved.
-		assertThat(this.recorder.of(recovering)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 0L, 0L);
+		assertThat(this.recorder.retryCounts(recovering)).containsExactly(0L, 0L, 0L);
 		assertThat(this.recorder.gaps(recovering))
 			.allSatisfy((gap) -> assertThat(gap).isLessThan(Duration.ofMillis(200)));
 
 		String tiered = Messages.publish(queues.broker(), "", IMMEDIATE_QUEUE, "fail:4");
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.recorder.succeeded(tiered));
 		// Three in place, then the tiered retries: one attempt each.
-		assertThat(this.recorder.of(tiered)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 0L, 0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(tiered)).containsExactly(0L, 0L, 0L, 1L, 2L);
 	}
 
 	@Test
 	void noRetryIsScheduledBeyondThePolicyTimeout() {
 		String id = Messages.publish(queues.broker(), "", TIMEOUT_QUEUE, "always");
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).find(id);
+		BrokerClient.Received parked = queues.parkingLot().awaitParked(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("timeout");
 		// Retry 1 falls due 200 ms after the first failure; retry 2 would fall due after
 		// 300 ms.
@@ -209,14 +201,9 @@ class ContainerVariantsIntegrationTests {
 		assertThat(this.recorder.count(id)).isEqualTo(2);
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
+	/** A factory of the application's own, and the check of Spring Boot's. */
+	@Configuration(proxyBeanMethods = false)
+	static class Factories {
 
 		@Bean
 		SimpleRabbitListenerContainerFactory customFactory(ConnectionFactory connectionFactory) {
@@ -225,41 +212,6 @@ class ContainerVariantsIntegrationTests {
 			factory.setConcurrentConsumers(2);
 			factory.setPrefetchCount(5);
 			return factory;
-		}
-
-		@Bean
-		Queue directQueue() {
-			return new Queue(DIRECT_QUEUE);
-		}
-
-		@Bean
-		Queue customQueue() {
-			return new Queue(CUSTOM_QUEUE);
-		}
-
-		@Bean
-		Queue classLevelQueue() {
-			return new Queue(CLASS_LEVEL_QUEUE);
-		}
-
-		@Bean
-		Queue immediateQueue() {
-			return new Queue(IMMEDIATE_QUEUE);
-		}
-
-		@Bean
-		Queue timeoutQueue() {
-			return new Queue(TIMEOUT_QUEUE);
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder recorder) {
-			return new Listeners(recorder);
-		}
-
-		@Bean
-		ClassLevelListener classLevelListener(InvocationRecorder recorder) {
-			return new ClassLevelListener(recorder);
 		}
 
 		@Bean
@@ -285,25 +237,26 @@ class ContainerVariantsIntegrationTests {
 			super(recorder);
 		}
 
-		@RabbitListener(id = "direct-${test.id}", queues = "${test.direct-queue}")
+		@RabbitListener(id = "direct-${test.id}", queuesToDeclare = @Queue("${test.queues.direct}"))
 		@RetryableListener
 		void onDirect(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(id = "custom-${test.id}", queues = "${test.custom-queue}", containerFactory = "customFactory")
+		@RabbitListener(id = "custom-${test.id}", queuesToDeclare = @Queue("${test.queues.custom}"),
+				containerFactory = "customFactory")
 		@RetryableListener
 		void onCustom(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(queues = "${test.immediate-queue}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.immediate}"))
 		@RetryableListener(policy = "eager")
 		void onImmediate(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(queues = "${test.timeout-queue}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.timeout}"))
 		@RetryableListener(policy = "bounded")
 		void onTimeout(Message message) {
 			run(message);
@@ -311,7 +264,7 @@ class ContainerVariantsIntegrationTests {
 
 	}
 
-	@RabbitListener(queues = "${test.class-level-queue}")
+	@RabbitListener(queuesToDeclare = @Queue("${test.queues.class}"))
 	@RetryableListener
 	static class ClassLevelListener extends ScriptedListener {
 

@@ -12,6 +12,8 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -19,13 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.event.EventListener;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -37,7 +36,8 @@ import static org.awaitility.Awaitility.await;
  * A listener with bugs, and an application event listener that is slow: neither may stop
  * a queue's consumer, loop a message for ever, or hold up acknowledgements.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, ListenerMisbehaviourIntegrationTests.Listeners.class,
+		ListenerMisbehaviourIntegrationTests.SlowEventListener.class })
 @RabbitIntegrationTest
 class ListenerMisbehaviourIntegrationTests {
 
@@ -48,20 +48,12 @@ class ListenerMisbehaviourIntegrationTests {
 
 	static final String ONE_AT_A_TIME = queues.name("one-at-a-time");
 
-	static final String PARKING_LOT = queues.name("parking");
-
-	static final String TIER = queues.owned("retry.delay.170ms");
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.buggy", () -> BUGGY);
-		registry.add("test.one-at-a-time", () -> ONE_AT_A_TIME);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.tiers", () -> "170ms");
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.defaults.delays", () -> "170ms");
-		registry.add("spring.rabbitmq.listener.simple.prefetch", () -> "1");
+		RetrySettings.register(registry, queues)
+			.quorumTiers("170ms")
+			.retries(2, "170ms")
+			.set("spring.rabbitmq.listener.simple.prefetch", 1);
 	}
 
 	@Autowired
@@ -73,8 +65,7 @@ class ListenerMisbehaviourIntegrationTests {
 	@Test
 	void stackOverflowErrorIsRetriedAndParkedAndTheConsumerKeepsConsuming() {
 		String overflowing = Messages.publish(queues.broker(), "", BUGGY, "stack-overflow");
-		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(overflowing) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(overflowing);
+		BrokerClient.Received parked = queues.parkingLot().awaitSingle(overflowing, Duration.ofSeconds(15));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StackOverflowError.class.getName());
 		assertThat(this.recorder.count(overflowing)).isEqualTo(3);
@@ -86,8 +77,7 @@ class ListenerMisbehaviourIntegrationTests {
 	@Test
 	void exceptionThatCannotDescribeItselfIsRetriedAndParkedWithAPlaceholderError() {
 		String id = Messages.publish(queues.broker(), "", BUGGY, "broken-exception");
-		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(Script.BrokenException.class.getName());
 		assertThat(parked.header(RetryHeaders.ERROR))
@@ -120,50 +110,19 @@ class ListenerMisbehaviourIntegrationTests {
 		}
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue buggyQueue() {
-			return new Queue(BUGGY);
-		}
-
-		@Bean
-		Queue oneAtATimeQueue() {
-			return new Queue(ONE_AT_A_TIME);
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder recorder) {
-			return new Listeners(recorder);
-		}
-
-		@Bean
-		SlowEventListener slowEventListener() {
-			return new SlowEventListener();
-		}
-
-	}
-
 	static class Listeners extends ScriptedListener {
 
 		Listeners(InvocationRecorder recorder) {
 			super(recorder);
 		}
 
-		@RabbitListener(queues = "${test.buggy}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.buggy}"))
 		@RetryableListener
 		void onBuggy(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(queues = "${test.one-at-a-time}", concurrency = "1")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.one-at-a-time}"), concurrency = "1")
 		@RetryableListener
 		void onOneAtATime(Message message) {
 			run(message);

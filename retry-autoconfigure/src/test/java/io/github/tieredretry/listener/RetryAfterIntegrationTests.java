@@ -12,6 +12,8 @@ import io.github.tieredretry.policy.RetryAfter;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -19,13 +21,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -41,7 +42,8 @@ import static org.awaitility.Awaitility.await;
  * shows in {@code retry-due} and the event; cut to the policy's longest delay, and parked
  * as {@code timeout} where it would pass the policy's timeout.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, RetryAfterIntegrationTests.RateLimitResets.class,
+		RetryAfterIntegrationTests.Listeners.class })
 @RabbitIntegrationTest
 @DirtiesContext
 class RetryAfterIntegrationTests {
@@ -59,17 +61,13 @@ class RetryAfterIntegrationTests {
 
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.work", () -> WORK);
-		registry.add("test.limited", () -> LIMITED);
-		registry.add("test.timed", () -> TIMED);
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", topology::tiers);
-		registry.add("retry.defaults.max-retries", () -> "3");
-		registry.add("retry.defaults.delays",
-				() -> topology.shortTier().toMillis() + "ms, " + topology.longTier().toMillis() + "ms");
-		// Retries IllegalStateException only: a RetryAfterException is retried anyway.
-		registry.add("retry.defaults.retry-on", IllegalStateException.class::getName);
-		registry.add("retry.policies.timed.timeout", () -> "1s");
+		RetrySettings.register(registry, queues)
+			.topology(topology)
+			.retries(3, topology.tiers())
+			// Retries IllegalStateException only: a RetryAfterException is retried
+			// anyway.
+			.set("retry.defaults.retry-on", IllegalStateException.class.getName())
+			.set("retry.policies.timed.timeout", "1s");
 	}
 
 	@Autowired
@@ -83,8 +81,7 @@ class RetryAfterIntegrationTests {
 		String id = Messages.publish(queues.broker(), "", WORK, "retry-after:1700");
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L);
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L, 2L);
 		List<RetryScheduledEvent> retries = this.scheduled.of(id);
 		assertThat(retries).extracting(RetryScheduledEvent::delay)
 			.containsExactly(Duration.ofMillis(1700), topology.longTier());
@@ -101,7 +98,7 @@ class RetryAfterIntegrationTests {
 		String id = Messages.publish(queues.broker(), "", LIMITED, String.valueOf(reset.toEpochMilli()));
 
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L);
 		assertThat(this.scheduled.first(id).due()).isEqualTo(reset);
 		assertThat(this.recorder.of(id).get(1).at()).isAfterOrEqualTo(reset);
 	}
@@ -137,44 +134,14 @@ class RetryAfterIntegrationTests {
 
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		ScheduledRetries scheduledRetries() {
-			return new ScheduledRetries();
-		}
+	/** Reads the reset time of the application's own exception. */
+	@Configuration(proxyBeanMethods = false)
+	static class RateLimitResets {
 
 		@Bean
 		RetryAfterResolver rateLimitResets() {
 			return (listener, failure) -> (failure instanceof RateLimitedException limited)
 					? RetryAfter.at(limited.reset) : null;
-		}
-
-		@Bean
-		Queue workQueue() {
-			return new Queue(WORK);
-		}
-
-		@Bean
-		Queue limitedQueue() {
-			return new Queue(LIMITED);
-		}
-
-		@Bean
-		Queue timedQueue() {
-			return new Queue(TIMED);
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder recorder) {
-			return new Listeners(recorder);
 		}
 
 	}
@@ -185,20 +152,20 @@ class RetryAfterIntegrationTests {
 			super(recorder);
 		}
 
-		@RabbitListener(queues = "${test.work}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.work}"))
 		@RetryableListener
 		void onWork(Message message) {
 			run(message);
 		}
 
-		@RabbitListener(queues = "${test.timed}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.timed}"))
 		@RetryableListener(policy = "timed")
 		void onTimed(Message message) {
 			run(message);
 		}
 
 		// The body is the rate limit's reset time: limited on the first attempt only.
-		@RabbitListener(queues = "${test.limited}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.limited}"))
 		@RetryableListener(retryOn = RateLimitedException.class)
 		void onLimited(Message message) {
 			boolean first = this.recorder.count(message.getMessageProperties().getMessageId()) == 0;

@@ -10,18 +10,19 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -34,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * types: an HTTP-like status says whether a retry can help where the exception type
  * cannot.
  */
-@SpringBootTest
+@SpringBootTest(classes = { RecordingApplication.class, RetryFailureClassifierIntegrationTests.Listeners.class,
+		RetryFailureClassifierIntegrationTests.Classifiers.class })
 @RabbitIntegrationTest
 class RetryFailureClassifierIntegrationTests {
 
@@ -43,21 +45,14 @@ class RetryFailureClassifierIntegrationTests {
 
 	static final String CALLS = queues.name("calls");
 
-	static final String PARKING_LOT = queues.name("parking");
-
-	static final String TIER = queues.owned("retry.delay.190ms");
-
 	@DynamicPropertySource
 	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.calls", () -> CALLS);
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.queue-type", () -> "quorum");
-		registry.add("retry.tiers", () -> "190ms");
-		registry.add("retry.defaults.max-retries", () -> "2");
-		registry.add("retry.defaults.delays", () -> "190ms");
-		// By type, a status failure is never retried: the classifier knows better for a
-		// 503.
-		registry.add("retry.defaults.no-retry-on", () -> StatusException.class.getName());
+		RetrySettings.register(registry, queues)
+			.quorumTiers("190ms")
+			.retries(2, "190ms")
+			// By type, a status failure is never retried: the classifier knows better for
+			// a 503.
+			.set("retry.defaults.no-retry-on", StatusException.class.getName());
 	}
 
 	@Autowired
@@ -69,8 +64,7 @@ class RetryFailureClassifierIntegrationTests {
 	@Test
 	void clientErrorIsParkedAtOnceAndTheClassifierSeesTheListener() {
 		String id = Messages.publish(queues.broker(), "", CALLS, "status:400");
-		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StatusException.class.getName());
 		assertThat(this.recorder.count(id)).isOne();
@@ -84,8 +78,8 @@ class RetryFailureClassifierIntegrationTests {
 	void unavailableIsRetriedAlthoughItsTypeIsNoRetryOn() {
 		String id = Messages.publish(queues.broker(), "", CALLS, "status:503");
 		await().atMost(Duration.ofSeconds(15)).until(() -> this.recorder.succeeded(id));
-		assertThat(this.recorder.of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L);
-		assertThat(queues.parkingLot(PARKING_LOT).find(id)).isNull();
+		assertThat(this.recorder.retryCounts(id)).containsExactly(0L, 1L);
+		assertThat(queues.parkingLot().find(id)).isNull();
 	}
 
 	@Test
@@ -93,31 +87,15 @@ class RetryFailureClassifierIntegrationTests {
 		// The first classifier has no opinion, the second throws: the policy retries it
 		// (its type is retryable) and parks it when its retries are spent.
 		String id = Messages.publish(queues.broker(), "", CALLS, "classifier-bug");
-		await().atMost(Duration.ofSeconds(15)).until(() -> queues.parkingLot(PARKING_LOT).find(id) != null);
-		BrokerClient.Received parked = queues.parkingLot(PARKING_LOT).single(id);
+		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
 		assertThat(this.recorder.count(id)).isEqualTo(3);
 	}
 
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
-
-		@Bean
-		Queue callsQueue() {
-			return new Queue(CALLS);
-		}
-
-		@Bean
-		Listeners listeners(InvocationRecorder recorder) {
-			return new Listeners(recorder);
-		}
+	/** Two classifiers in order: the status classifier, then one with a bug. */
+	@Configuration(proxyBeanMethods = false)
+	static class Classifiers {
 
 		@Bean
 		@Order(1)
@@ -170,7 +148,7 @@ class RetryFailureClassifierIntegrationTests {
 			this.recorder = recorder;
 		}
 
-		@RabbitListener(queues = "${test.calls}")
+		@RabbitListener(queuesToDeclare = @Queue("${test.queues.calls}"))
 		@RetryableListener
 		void onCall(Message message) {
 			String body = new String(message.getBody());
