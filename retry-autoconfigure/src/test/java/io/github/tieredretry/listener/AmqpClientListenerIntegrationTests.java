@@ -17,6 +17,8 @@ import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
+import io.github.tieredretry.testsupport.RecordingApplication;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestApplications;
@@ -31,10 +33,9 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.Queue;
 import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -115,8 +116,7 @@ class AmqpClientListenerIntegrationTests {
 		String id = publish(WORK, "fail-until-retry:3");
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> recorder().succeeded(id));
-		assertThat(recorder().of(id)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 1L, 2L, 3L);
+		assertThat(recorder().retryCounts(id)).containsExactly(0L, 1L, 2L, 3L);
 		// As over AMQP 0-9-1: the retry count and the queue in the message's properties.
 		assertThat(recorder().of(id))
 			.allSatisfy((invocation) -> assertThat(invocation.properties().getConsumerQueue()).isEqualTo(WORK));
@@ -141,7 +141,7 @@ class AmqpClientListenerIntegrationTests {
 		String id = publish(WORK, "retry-after:1700");
 
 		await().atMost(Duration.ofSeconds(30)).until(() -> recorder().succeeded(id));
-		assertThat(recorder().of(id)).extracting(InvocationRecorder.Invocation::retryCount).containsExactly(0L, 1L, 2L);
+		assertThat(recorder().retryCounts(id)).containsExactly(0L, 1L, 2L);
 		List<RetryScheduledEvent> retries = application.getBean(ScheduledRetries.class).of(id);
 		assertThat(retries).extracting(RetryScheduledEvent::delay)
 			.containsExactly(Duration.ofMillis(1700), topology.longTier());
@@ -166,8 +166,7 @@ class AmqpClientListenerIntegrationTests {
 		}
 		String id = publish(WORK, "always");
 
-		await().atMost(Duration.ofSeconds(30)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(30));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(WORK);
@@ -186,8 +185,7 @@ class AmqpClientListenerIntegrationTests {
 		}
 		String id = publish(WORK, "reject");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("0");
 		assertThat(recorder().count(id)).isOne();
@@ -204,8 +202,7 @@ class AmqpClientListenerIntegrationTests {
 		}
 		String id = publish(TYPED, "not a number");
 
-		await().atMost(Duration.ofSeconds(10)).until(() -> queues.parkingLot(topology.parkingLot()).contains(id));
-		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).single(id);
+		BrokerClient.Received parked = queues.parkingLot(topology.parkingLot()).awaitSingle(id, Duration.ofSeconds(10));
 		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(TYPED);
 		assertThat(parked.bodyText()).isEqualTo("not a number");
@@ -221,8 +218,7 @@ class AmqpClientListenerIntegrationTests {
 
 		await().atMost(Duration.ofSeconds(10)).until(() -> recorder().succeeded(requeued));
 		// Requeued, not retried: invoked again with no retry spent, nothing scheduled.
-		assertThat(recorder().of(requeued)).extracting(InvocationRecorder.Invocation::retryCount)
-			.containsExactly(0L, 0L);
+		assertThat(recorder().retryCounts(requeued)).containsExactly(0L, 0L);
 		assertThat(application.getBean(ScheduledRetries.class).of(requeued)).isEmpty();
 		// Acked on the listener's word: once, neither retried nor parked.
 		String after = publish(WORK, "ok");
@@ -271,42 +267,28 @@ class AmqpClientListenerIntegrationTests {
 	}
 
 	private static Map<String, Object> properties() {
-		Map<String, Object> properties = TestApplications.brokerProperties();
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("test.work", WORK);
-		properties.put("test.typed", TYPED);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.defaults.max-retries", "3");
 		// Not linear: only a delivery time per message makes these on the broker.
-		properties.put("retry.defaults.delays", topology.shortTier().toMillis() + "ms, "
-				+ topology.longTier().toMillis() + "ms, " + topology.shortTier().toMillis() + "ms");
-		properties.put("retry.defaults.no-retry-on", IllegalArgumentException.class.getName());
-		return properties;
+		String delays = topology.tiers() + ", " + topology.shortTier().toMillis() + "ms";
+		return RetrySettings.application()
+			.topology(topology)
+			.retries(3, delays)
+			.set("retry.defaults.no-retry-on", IllegalArgumentException.class.getName())
+			.set("test.work", WORK)
+			.set("test.typed", TYPED)
+			.toMap();
 	}
 
 	/**
 	 * What an application of the AMQP 1.0 client declares itself (Spring Boot 4.1
 	 * auto-configures none of it), from Boot's connection details.
 	 */
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	@Import(AmqpClientBeans.class)
+	@Configuration(proxyBeanMethods = false)
+	@Import({ RecordingApplication.class, AmqpClientBeans.class })
 	static class App {
-
-		@Bean
-		InvocationRecorder invocationRecorder() {
-			return new InvocationRecorder();
-		}
 
 		@Bean
 		ClassifiedFailures classifiedFailures() {
 			return new ClassifiedFailures();
-		}
-
-		@Bean
-		ScheduledRetries scheduledRetries() {
-			return new ScheduledRetries();
 		}
 
 		@Bean

@@ -17,6 +17,7 @@ import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
 import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -180,16 +181,14 @@ class AsyncListenerIntegrationTests {
 	 * would: {@code cancel-once} and {@code hang-once} cancel their first future or never
 	 * complete it; other scripts as {@link Script} says.
 	 */
-	static class AsyncListeners {
+	static class AsyncListeners extends ScriptedListener {
 
 		final List<CompletableFuture<Void>> hung = new CopyOnWriteArrayList<>();
-
-		private final InvocationRecorder recorder;
 
 		private final ExecutorService downstream;
 
 		AsyncListeners(InvocationRecorder recorder, ExecutorService downstream) {
-			this.recorder = recorder;
+			super(recorder);
 			this.downstream = downstream;
 		}
 
@@ -212,20 +211,19 @@ class AsyncListenerIntegrationTests {
 				}
 				return future;
 			}
-			return CompletableFuture.runAsync(() -> Script.run(message, this.recorder), this.downstream);
+			return CompletableFuture.runAsync(() -> run(message), this.downstream);
 		}
 
 		@RabbitListener(queuesToDeclare = @Queue("${test.queues.mono}"))
 		@RetryableListener
 		Mono<Void> onMono(Message message) {
-			return Mono.<Void>fromRunnable(() -> Script.run(message, this.recorder))
-				.subscribeOn(Schedulers.boundedElastic());
+			return Mono.<Void>fromRunnable(() -> run(message)).subscribeOn(Schedulers.boundedElastic());
 		}
 
 		@RabbitListener(queues = "${test.queues.broker}")
 		@RetryableListener(policy = "linear")
 		CompletableFuture<Void> onBroker(Message message) {
-			return CompletableFuture.runAsync(() -> Script.run(message, this.recorder), this.downstream);
+			return CompletableFuture.runAsync(() -> run(message), this.downstream);
 		}
 
 	}

@@ -17,7 +17,7 @@ import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
 import io.github.tieredretry.testsupport.RetrySettings;
-import io.github.tieredretry.testsupport.Script;
+import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -286,14 +286,12 @@ class BatchListenerIntegrationTests {
 
 	}
 
-	static class BatchListeners {
-
-		private final InvocationRecorder recorder;
+	static class BatchListeners extends ScriptedListener {
 
 		private final Batches batches;
 
 		BatchListeners(InvocationRecorder recorder, Batches batches) {
-			this.recorder = recorder;
+			super(recorder);
 			this.batches = batches;
 		}
 
@@ -332,7 +330,7 @@ class BatchListenerIntegrationTests {
 			this.batches.record("whole", ids(messages));
 			for (Message message : messages) {
 				// The first failure fails the whole batch: a plain exception.
-				Script.run(message, this.recorder);
+				run(message);
 			}
 		}
 
@@ -361,7 +359,7 @@ class BatchListenerIntegrationTests {
 			Map<Integer, Throwable> failures = new LinkedHashMap<>();
 			for (int i = 0; i < messages.size(); i++) {
 				try {
-					Script.run(messages.get(i), this.recorder);
+					run(messages.get(i));
 				}
 				catch (RuntimeException ex) {
 					failures.put(i, ex);

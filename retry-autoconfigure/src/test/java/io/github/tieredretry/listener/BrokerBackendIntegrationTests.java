@@ -39,6 +39,7 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -292,14 +293,12 @@ class BrokerBackendIntegrationTests {
 	}
 
 	private static Map<String, Object> startupProperties(String workQueue) {
-		Map<String, Object> properties = TestApplications.brokerProperties();
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("test.work", workQueue);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.queue-type", "quorum");
-		properties.put("retry.broker.declare-queue-arguments", "true");
-		return properties;
+		return RetrySettings.application()
+			.topology(topology)
+			.set("retry.queue-type", "quorum")
+			.set("retry.broker.declare-queue-arguments", true)
+			.set("test.work", workQueue)
+			.toMap();
 	}
 
 	/** The listeners' queues, quorum queues whose delayed retry the starter declares. */
@@ -372,14 +371,9 @@ class BrokerBackendIntegrationTests {
 	static class Startups {
 
 		/** One listener on queue test.work with the default policy. */
-		@SpringBootConfiguration
-		@EnableAutoConfiguration
+		@Configuration(proxyBeanMethods = false)
+		@Import(RecordingApplication.class)
 		static class RestartedApp {
-
-			@Bean
-			InvocationRecorder invocationRecorder() {
-				return new InvocationRecorder();
-			}
 
 			@Bean
 			Queue workQueue(Environment environment) {

@@ -122,8 +122,7 @@ class ContainerVariantsIntegrationTests {
 	void listenerAskingNotToBeRedeliveredIsParkedAtOnce() {
 		String id = Messages.publish(queues.broker(), "", DIRECT_QUEUE, "dont-requeue");
 		BrokerClient.Received parked = queues.parkingLot().awaitParked(id, Duration.ofSeconds(10));
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(AmqpRejectAndDontRequeueException.class.getName());
+		parked.assertParked("not-retryable", AmqpRejectAndDontRequeueException.class);
 		assertThat(this.recorder.count(id)).isEqualTo(1);
 	}
 

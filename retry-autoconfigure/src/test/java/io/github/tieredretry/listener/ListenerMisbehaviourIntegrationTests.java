@@ -66,8 +66,7 @@ class ListenerMisbehaviourIntegrationTests {
 	void stackOverflowErrorIsRetriedAndParkedAndTheConsumerKeepsConsuming() {
 		String overflowing = Messages.publish(queues.broker(), "", BUGGY, "stack-overflow");
 		BrokerClient.Received parked = queues.parkingLot().awaitSingle(overflowing, Duration.ofSeconds(15));
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StackOverflowError.class.getName());
+		parked.assertParked("exhausted", StackOverflowError.class);
 		assertThat(this.recorder.count(overflowing)).isEqualTo(3);
 
 		String next = Messages.publish(queues.broker(), "", BUGGY, "ok");
@@ -78,8 +77,7 @@ class ListenerMisbehaviourIntegrationTests {
 	void exceptionThatCannotDescribeItselfIsRetriedAndParkedWithAPlaceholderError() {
 		String id = Messages.publish(queues.broker(), "", BUGGY, "broken-exception");
 		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(Script.BrokenException.class.getName());
+		parked.assertParked("exhausted", Script.BrokenException.class);
 		assertThat(parked.header(RetryHeaders.ERROR))
 			.isEqualTo("<getMessage() threw java.lang.UnsupportedOperationException>");
 		assertThat(this.recorder.count(id)).isEqualTo(3);

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.annotation.RetryableListener;
-import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
@@ -65,8 +64,7 @@ class RetryFailureClassifierIntegrationTests {
 	void clientErrorIsParkedAtOnceAndTheClassifierSeesTheListener() {
 		String id = Messages.publish(queues.broker(), "", CALLS, "status:400");
 		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(StatusException.class.getName());
+		parked.assertParked("not-retryable", StatusException.class);
 		assertThat(this.recorder.count(id)).isOne();
 		assertThat(this.statusClassifier.listeners).isNotEmpty()
 			.allSatisfy((listener) -> assertThat(listener.listener())
@@ -88,8 +86,7 @@ class RetryFailureClassifierIntegrationTests {
 		// (its type is retryable) and parks it when its retries are spent.
 		String id = Messages.publish(queues.broker(), "", CALLS, "classifier-bug");
 		BrokerClient.Received parked = queues.parkingLot().awaitSingle(id, Duration.ofSeconds(15));
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
+		parked.assertParked("exhausted", IllegalStateException.class);
 		assertThat(this.recorder.count(id)).isEqualTo(3);
 	}
 

@@ -157,8 +157,7 @@ class RetryLifecycleIntegrationTests {
 		assertThat(String.valueOf(((Map<?, ?>) parkedHeaders.get("nested")).get("k"))).isEqualTo("v");
 		assertThat(parked.header(RetryHeaders.COUNT)).isEqualTo("3");
 		assertThat(parked.header(RetryHeaders.QUEUE)).isEqualTo(QUEUE);
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("exhausted");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalStateException.class.getName());
+		parked.assertParked("exhausted", IllegalStateException.class);
 		assertThat(parked.header(RetryHeaders.ERROR)).isEqualTo("scripted failure 4");
 		assertThat(parked.header(RetryHeaders.ORIGINAL_EXPIRATION)).isEqualTo("60000");
 		assertThat(parkedHeaders).containsKeys(RetryHeaders.FIRST_FAILURE, RetryHeaders.PARKED_AT)
@@ -181,8 +180,7 @@ class RetryLifecycleIntegrationTests {
 		String id = publishText(QUEUE, "reject");
 		await().atMost(Duration.ofSeconds(10)).until(() -> !parkedFrom(QUEUE).isEmpty());
 		BrokerClient.Received parked = takeParked(id);
-		assertThat(parked.header(RetryHeaders.PARKED_REASON)).isEqualTo("not-retryable");
-		assertThat(parked.header(RetryHeaders.EXCEPTION)).isEqualTo(IllegalArgumentException.class.getName());
+		parked.assertParked("not-retryable", IllegalArgumentException.class);
 		assertThat(this.recorder.count(id)).isEqualTo(1);
 	}
 

@@ -15,6 +15,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -164,29 +165,26 @@ class StopReturnsIntegrationTests {
 	}
 
 	private static Map<String, Object> properties(String queue, String container, String shape, String backend) {
-		Map<String, Object> properties = TestApplications.brokerProperties();
-		properties.put("spring.main.web-application-type", "none");
+		RetrySettings settings = RetrySettings.application()
+			.topology(topology)
+			.set("retry.queue-type", "quorum")
+			.set("retry.broker.declare-queue-arguments", true)
+			.set("retry.defaults.backend", backend)
+			.retries(3, "300ms, 600ms, 900ms")
+			.set("test.queue", queue)
+			.set("test.shape", shape);
 		if (container.equals("amqp10")) {
-			properties.put("test.amqp.initial-credits", "250");
+			settings.set("test.amqp.initial-credits", 250);
 		}
 		else {
-			properties.put("spring.rabbitmq.listener.type", container);
-			properties.put("spring.rabbitmq.listener." + container + ".prefetch", "250");
+			settings.set("spring.rabbitmq.listener.type", container)
+				.set("spring.rabbitmq.listener." + container + ".prefetch", 250);
 		}
 		if (shape.equals("batch")) {
-			properties.put("spring.rabbitmq.listener.simple.consumer-batch-enabled", "true");
-			properties.put("spring.rabbitmq.listener.simple.batch-size", "10");
+			settings.set("spring.rabbitmq.listener.simple.consumer-batch-enabled", true)
+				.set("spring.rabbitmq.listener.simple.batch-size", 10);
 		}
-		properties.put("test.queue", queue);
-		properties.put("test.shape", shape);
-		properties.put("retry.parking-lot", topology.parkingLot());
-		properties.put("retry.tiers", topology.tiers());
-		properties.put("retry.queue-type", "quorum");
-		properties.put("retry.broker.declare-queue-arguments", "true");
-		properties.put("retry.defaults.backend", backend);
-		properties.put("retry.defaults.max-retries", "3");
-		properties.put("retry.defaults.delays", "300ms, 600ms, 900ms");
-		return properties;
+		return settings.toMap();
 	}
 
 	@SpringBootConfiguration

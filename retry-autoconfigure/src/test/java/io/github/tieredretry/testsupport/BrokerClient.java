@@ -10,6 +10,9 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
+import io.github.tieredretry.headers.RetryHeaders;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A plain AMQP client for tests: publishes and reads messages exactly as they are on the
@@ -53,6 +56,18 @@ public final class BrokerClient implements AutoCloseable {
 
 		public String bodyText() {
 			return new String(this.body, java.nio.charset.StandardCharsets.UTF_8);
+		}
+
+		/**
+		 * Assert why this copy was parked and the failure it carries.
+		 * @param reason its {@code retry-parked-reason}
+		 * @param failure the type of its {@code retry-exception}
+		 * @return this copy, for more assertions
+		 */
+		public Received assertParked(String reason, Class<? extends Throwable> failure) {
+			assertThat(header(RetryHeaders.PARKED_REASON)).as("reason parked").isEqualTo(reason);
+			assertThat(header(RetryHeaders.EXCEPTION)).as("failure parked with").isEqualTo(failure.getName());
+			return this;
 		}
 
 	}

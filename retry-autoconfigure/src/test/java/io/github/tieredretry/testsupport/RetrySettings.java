@@ -1,32 +1,34 @@
 package io.github.tieredretry.testsupport;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.tieredretry.internal.topology.RetryTopology;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
- * The properties that a test's application is given again and again, registered in one
- * statement of its {@code @DynamicPropertySource}: the class's queue names
- * ({@code test.queues.<role>}, {@code test.id}) and its parking lot
- * ({@link TestQueues#parkingLot()}) from the start, then its tiers, the default policy's
+ * The properties that a test's application is given again and again, in one statement:
+ * registered in its {@code @DynamicPropertySource} (the class's queue names,
+ * {@code test.queues.<role>} and {@code test.id}, and its parking lot,
+ * {@link TestQueues#parkingLot()}, from the start), or collected for an application the
+ * test starts itself ({@link #application()}); then its tiers, the default policy's
  * retries and what else the test sets. <pre class="code">
  * RetrySettings.register(registry, queues).quorumTiers("170ms").retries(2, "170ms");
  * </pre>
  */
 public final class RetrySettings {
 
-	private final DynamicPropertyRegistry registry;
+	private final @Nullable DynamicPropertyRegistry registry;
 
-	private final TestQueues queues;
+	private final @Nullable TestQueues queues;
 
-	private final Map<String, Object> values = new ConcurrentHashMap<>();
+	private final Map<String, Object> values = new LinkedHashMap<>();
 
-	private RetrySettings(DynamicPropertyRegistry registry, TestQueues queues) {
+	private RetrySettings(@Nullable DynamicPropertyRegistry registry, @Nullable TestQueues queues) {
 		this.registry = registry;
 		this.queues = queues;
 	}
@@ -43,6 +45,25 @@ public final class RetrySettings {
 		RetrySettings settings = new RetrySettings(registry, queues);
 		queues.properties().forEach(settings::set);
 		return settings.parkingLot(queues.parkingLotName());
+	}
+
+	/**
+	 * Collect the properties of an application that a test starts itself
+	 * ({@link TestApplications#run}): the broker's, and no web server.
+	 * @return the settings, to add more
+	 */
+	public static RetrySettings application() {
+		RetrySettings settings = new RetrySettings(null, null);
+		TestApplications.brokerProperties().forEach(settings::set);
+		return settings.set("spring.main.web-application-type", "none");
+	}
+
+	/**
+	 * The properties collected, for {@link TestApplications#run}.
+	 * @return a new map of them, to add the test's own to
+	 */
+	public Map<String, Object> toMap() {
+		return new LinkedHashMap<>(this.values);
 	}
 
 	/**
@@ -72,7 +93,9 @@ public final class RetrySettings {
 	 */
 	public RetrySettings quorumTiers(String tiers) {
 		for (String tier : tiers.split(",")) {
-			this.queues.owned(RetryTopology.tierQueueName(DurationStyle.detectAndParse(tier.trim())));
+			if (this.queues != null) {
+				this.queues.owned(RetryTopology.tierQueueName(DurationStyle.detectAndParse(tier.trim())));
+			}
 		}
 		return set("retry.tiers", tiers).set("retry.queue-type", "quorum");
 	}
@@ -143,10 +166,18 @@ public final class RetrySettings {
 	 * @return these settings
 	 */
 	public RetrySettings set(String name, Object value) {
-		if (this.values.put(name, value) == null) {
-			this.registry.add(name, () -> this.values.get(name));
+		synchronized (this.values) {
+			if (this.values.put(name, value) == null && this.registry != null) {
+				this.registry.add(name, () -> value(name));
+			}
 		}
 		return this;
+	}
+
+	private Object value(String name) {
+		synchronized (this.values) {
+			return this.values.get(name);
+		}
 	}
 
 }

@@ -1,8 +1,6 @@
 package io.github.tieredretry.testsupport;
 
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.tieredretry.event.RetryScheduledEvent;
 
@@ -14,22 +12,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Records the retries the starter schedules ({@link RetryScheduledEvent}), for tests that
  * look at a retry's tier, delay or due time. Declare it as a bean.
  */
-public final class ScheduledRetries {
+public final class ScheduledRetries extends MessageEvents<RetryScheduledEvent> {
 
-	private final List<RetryScheduledEvent> events = new CopyOnWriteArrayList<>();
+	public ScheduledRetries() {
+		super(RetryScheduledEvent::messageId);
+	}
 
 	@EventListener
 	void onRetryScheduled(RetryScheduledEvent event) {
-		this.events.add(event);
-	}
-
-	/**
-	 * The retries scheduled for a message, in order.
-	 * @param messageId the message's id
-	 * @return its retries
-	 */
-	public List<RetryScheduledEvent> of(String messageId) {
-		return this.events.stream().filter((event) -> messageId.equals(event.messageId())).toList();
+		record(event);
 	}
 
 	/**
@@ -41,14 +32,6 @@ public final class ScheduledRetries {
 		List<RetryScheduledEvent> retries = of(messageId);
 		assertThat(retries).as("retries scheduled for %s", messageId).isNotEmpty();
 		return retries.get(0);
-	}
-
-	/**
-	 * How many messages had a retry scheduled.
-	 * @return the count of distinct message ids
-	 */
-	public long messages() {
-		return this.events.stream().map(RetryScheduledEvent::messageId).filter(Objects::nonNull).distinct().count();
 	}
 
 }
