@@ -13,6 +13,7 @@ import io.github.tieredretry.parkinglot.ParkingLotService;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
+import io.github.tieredretry.testsupport.QuorumWorkQueue;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
 import io.github.tieredretry.testsupport.RetrySettings;
@@ -40,7 +41,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.env.Environment;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -297,7 +297,7 @@ class BrokerBackendIntegrationTests {
 			.topology(topology)
 			.set("retry.queue-type", "quorum")
 			.set("retry.broker.declare-queue-arguments", true)
-			.set("test.work", workQueue)
+			.set("test.queues.work", workQueue)
 			.toMap();
 	}
 
@@ -370,15 +370,10 @@ class BrokerBackendIntegrationTests {
 	/** Applications started by a test on their own. */
 	static class Startups {
 
-		/** One listener on queue test.work with the default policy. */
+		/** One listener on queue test.queues.work with the default policy. */
 		@Configuration(proxyBeanMethods = false)
-		@Import(RecordingApplication.class)
+		@Import({ RecordingApplication.class, QuorumWorkQueue.class })
 		static class RestartedApp {
-
-			@Bean
-			Queue workQueue(Environment environment) {
-				return QueueBuilder.durable(environment.getRequiredProperty("test.work")).quorum().build();
-			}
 
 			@Bean
 			RestartedListener restartedListener(InvocationRecorder recorder) {
@@ -393,7 +388,7 @@ class BrokerBackendIntegrationTests {
 				super(recorder);
 			}
 
-			@RabbitListener(queues = "${test.work}")
+			@RabbitListener(queues = "${test.queues.work}")
 			@RetryableListener
 			void onWork(Message message) {
 				run(message);
@@ -406,12 +401,8 @@ class BrokerBackendIntegrationTests {
 		 */
 		@SpringBootConfiguration
 		@EnableAutoConfiguration
+		@Import(QuorumWorkQueue.class)
 		static class ExponentialApp {
-
-			@Bean
-			Queue workQueue(Environment environment) {
-				return QueueBuilder.durable(environment.getRequiredProperty("test.work")).quorum().build();
-			}
 
 			@Bean
 			ExponentialListener exponentialListener() {
@@ -422,7 +413,7 @@ class BrokerBackendIntegrationTests {
 
 		static class ExponentialListener {
 
-			@RabbitListener(queues = "${test.work}")
+			@RabbitListener(queues = "${test.queues.work}")
 			@RetryableListener(backend = Backend.BROKER)
 			void onWork(Message message) {
 			}

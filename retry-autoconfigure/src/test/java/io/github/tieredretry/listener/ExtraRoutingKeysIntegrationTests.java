@@ -8,11 +8,12 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import io.github.tieredretry.annotation.RetryableListener;
+import io.github.tieredretry.event.MessageParkedEvent;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
+import io.github.tieredretry.testsupport.MessageEvents;
 import io.github.tieredretry.testsupport.Messages;
-import io.github.tieredretry.testsupport.ParkedEvents;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
 import io.github.tieredretry.testsupport.RetrySettings;
@@ -59,7 +60,7 @@ class ExtraRoutingKeysIntegrationTests {
 	InvocationRecorder recorder;
 
 	@Autowired
-	ParkedEvents parkedEvents;
+	MessageEvents<MessageParkedEvent> parked;
 
 	@Test
 	void retryReturnsOnlyToTheQueueThatFailedNotToAnotherRetryableQueueNamedInItsCc() {
@@ -88,7 +89,7 @@ class ExtraRoutingKeysIntegrationTests {
 		// The original publish put one copy in the audit queue; parking must not add a
 		// second one, which would be there once the broker had confirmed the parked copy
 		// (the event says so).
-		await().atMost(Duration.ofSeconds(5)).until(() -> !this.parkedEvents.of(id).isEmpty());
+		await().atMost(Duration.ofSeconds(5)).until(() -> !this.parked.of(id).isEmpty());
 		assertThat(queues.broker().count(AUDIT)).isEqualTo(1);
 	}
 

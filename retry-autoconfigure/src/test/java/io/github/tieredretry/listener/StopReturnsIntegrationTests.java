@@ -15,6 +15,7 @@ import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.AmqpClientBeans;
 import io.github.tieredretry.testsupport.BrokerClient;
+import io.github.tieredretry.testsupport.QuorumWorkQueue;
 import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestApplications;
 import io.github.tieredretry.testsupport.TestBroker;
@@ -25,8 +26,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.amqp.core.Message;
-import org.springframework.amqp.core.Queue;
-import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.boot.SpringBootConfiguration;
@@ -171,7 +170,7 @@ class StopReturnsIntegrationTests {
 			.set("retry.broker.declare-queue-arguments", true)
 			.set("retry.defaults.backend", backend)
 			.retries(3, "300ms, 600ms, 900ms")
-			.set("test.queue", queue)
+			.set("test.queues.work", queue)
 			.set("test.shape", shape);
 		if (container.equals("amqp10")) {
 			settings.set("test.amqp.initial-credits", 250);
@@ -189,12 +188,8 @@ class StopReturnsIntegrationTests {
 
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
+	@Import(QuorumWorkQueue.class)
 	static class App {
-
-		@Bean
-		Queue workQueue(Environment environment) {
-			return QueueBuilder.durable(environment.getRequiredProperty("test.queue")).quorum().build();
-		}
 
 		@Bean
 		SlowListener slowListener(Environment environment) {
@@ -213,13 +208,8 @@ class StopReturnsIntegrationTests {
 	 */
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
-	@Import(AmqpClientBeans.class)
+	@Import({ QuorumWorkQueue.class, AmqpClientBeans.class })
 	static class Amqp10App {
-
-		@Bean
-		Queue workQueue(Environment environment) {
-			return QueueBuilder.durable(environment.getRequiredProperty("test.queue")).quorum().build();
-		}
 
 		@Bean
 		SlowAmqp10Listener slowListener() {
@@ -258,7 +248,7 @@ class StopReturnsIntegrationTests {
 
 	static class SlowSingleListener extends SlowListener {
 
-		@RabbitListener(id = "slow", queues = "${test.queue}")
+		@RabbitListener(id = "slow", queues = "${test.queues.work}")
 		@RetryableListener
 		void onMessage(Message message) {
 			work(message);
@@ -268,7 +258,7 @@ class StopReturnsIntegrationTests {
 
 	static class SlowAmqp10Listener extends SlowListener {
 
-		@RabbitListener(id = "slow", queues = "${test.queue}", containerFactory = "amqpContainerFactory")
+		@RabbitListener(id = "slow", queues = "${test.queues.work}", containerFactory = "amqpContainerFactory")
 		@RetryableListener
 		void onMessage(Message message) {
 			work(message);
@@ -278,7 +268,7 @@ class StopReturnsIntegrationTests {
 
 	static class SlowBatchListener extends SlowListener {
 
-		@RabbitListener(id = "slow", queues = "${test.queue}", batch = "true")
+		@RabbitListener(id = "slow", queues = "${test.queues.work}", batch = "true")
 		@RetryableListener
 		void onMessages(List<Message> messages) {
 			messages.forEach(this::work);
@@ -288,7 +278,7 @@ class StopReturnsIntegrationTests {
 
 	static class SlowAsyncListener extends SlowListener {
 
-		@RabbitListener(id = "slow", queues = "${test.queue}")
+		@RabbitListener(id = "slow", queues = "${test.queues.work}")
 		@RetryableListener
 		CompletableFuture<Void> onMessage(Message message) {
 			return CompletableFuture.runAsync(() -> work(message));

@@ -1,5 +1,7 @@
 package io.github.tieredretry.testsupport;
 
+import io.github.tieredretry.event.MessageParkedEvent;
+
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
@@ -7,9 +9,9 @@ import org.springframework.context.annotation.Bean;
 /**
  * The base of the applications that integration tests run: Spring Boot's
  * auto-configuration with an {@link InvocationRecorder}, the {@link ScheduledRetries} and
- * the {@link ParkedEvents}, so that a test declares only its own listeners. Name it with
- * the test's listener classes: {@code @SpringBootTest(classes = {
- * RecordingApplication.class, Listeners.class })} (a listener declares its queue with
+ * the parked messages ({@link MessageEvents#parked()}), so that a test declares only its
+ * own listeners. Name it with the test's listener classes: {@code @SpringBootTest(classes
+ * = { RecordingApplication.class, Listeners.class })} (a listener declares its queue with
  * {@code queuesToDeclare}).
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
@@ -27,8 +29,8 @@ public class RecordingApplication {
 	}
 
 	@Bean
-	ParkedEvents parkedEvents() {
-		return new ParkedEvents();
+	MessageEvents<MessageParkedEvent> parkedMessages() {
+		return MessageEvents.parked();
 	}
 
 }

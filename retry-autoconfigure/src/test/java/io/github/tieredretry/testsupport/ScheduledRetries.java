@@ -4,8 +4,6 @@ import java.util.List;
 
 import io.github.tieredretry.event.RetryScheduledEvent;
 
-import org.springframework.context.event.EventListener;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -15,12 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 public final class ScheduledRetries extends MessageEvents<RetryScheduledEvent> {
 
 	public ScheduledRetries() {
-		super(RetryScheduledEvent::messageId);
-	}
-
-	@EventListener
-	void onRetryScheduled(RetryScheduledEvent event) {
-		record(event);
+		super(RetryScheduledEvent.class, RetryScheduledEvent::messageId);
 	}
 
 	/**
