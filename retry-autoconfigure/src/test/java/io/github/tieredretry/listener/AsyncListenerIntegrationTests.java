@@ -66,8 +66,7 @@ class AsyncListenerIntegrationTests {
 			.topology(topology)
 			.retries(2, topology.shortTier())
 			.set("retry.async.attempt-timeout", "700ms")
-			.retries("linear", 2, "300ms")
-			.set("retry.broker.declare-queue-arguments", true);
+			.brokerPolicy("linear", 2, "300ms");
 	}
 
 	@Autowired

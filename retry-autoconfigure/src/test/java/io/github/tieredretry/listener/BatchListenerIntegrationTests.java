@@ -80,10 +80,7 @@ class BatchListenerIntegrationTests {
 		RetrySettings.register(registry, queues)
 			.topology(topology)
 			.retries(2, topology.shortTier())
-			// Linear delays that a quorum queue's delayed retry makes: the broker backend
-			// on RabbitMQ 4.3, the tiers before.
-			.retries("linear", 2, "300ms")
-			.set("retry.broker.declare-queue-arguments", true);
+			.brokerPolicy("linear", 2, "300ms");
 	}
 
 	@Autowired

@@ -81,11 +81,10 @@ class BrokerBackendIntegrationTests {
 		RetrySettings.register(registry, queues)
 			.topology(topology)
 			.set("retry.queue-type", "quorum")
-			.set("retry.broker.declare-queue-arguments", true)
-			.retries("linear", 3, "300ms, 600ms, 900ms")
+			.brokerPolicy("linear", 3, "300ms, 600ms, 900ms")
 			.set("retry.policies.linear.no-retry-on", IllegalArgumentException.class.getName())
 			// Pauses at its first failure, probes one message every 300 ms.
-			.retries("paused", 3, "300ms, 600ms, 900ms")
+			.brokerPolicy("paused", 3, "300ms, 600ms, 900ms")
 			.set("retry.policies.paused.breaker.enabled", true)
 			.breaker("paused", 1, 1, "300ms", 1);
 	}

@@ -30,7 +30,6 @@ import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -48,9 +47,10 @@ import static org.awaitility.Awaitility.await;
  * message is processed once the downstream is back. Without it, the outage parks messages
  * that someone must replay.
  */
-@SpringBootTest(classes = { RecordingApplication.class, CircuitBreakerIntegrationTests.Wiring.class,
-		CircuitBreakerIntegrationTests.Downstream.class, CircuitBreakerIntegrationTests.BreakerEvents.class,
-		CircuitBreakerIntegrationTests.Listeners.class, CircuitBreakerIntegrationTests.LimitedListener.class })
+@SpringBootTest(classes = { RecordingApplication.class, OutboundFrames.Recording.class,
+		CircuitBreakerIntegrationTests.LimitedQueue.class, CircuitBreakerIntegrationTests.Downstream.class,
+		CircuitBreakerIntegrationTests.BreakerEvents.class, CircuitBreakerIntegrationTests.Listeners.class,
+		CircuitBreakerIntegrationTests.LimitedListener.class })
 @RabbitIntegrationTest
 class CircuitBreakerIntegrationTests {
 
@@ -181,19 +181,9 @@ class CircuitBreakerIntegrationTests {
 			.breaker();
 	}
 
-	/** The frames on the wire, and the quorum queue with a delivery limit. */
+	/** The quorum queue with a delivery limit. */
 	@Configuration(proxyBeanMethods = false)
-	static class Wiring {
-
-		@Bean
-		OutboundFrames outboundFrames() {
-			return new OutboundFrames();
-		}
-
-		@Bean
-		ConnectionFactoryCustomizer recordOutboundFrames(OutboundFrames frames) {
-			return (factory) -> factory.setTrafficListener(frames);
-		}
+	static class LimitedQueue {
 
 		@Bean
 		org.springframework.amqp.core.Queue limitedQueue() {

@@ -8,6 +8,10 @@ import com.rabbitmq.client.Command;
 import com.rabbitmq.client.Method;
 import com.rabbitmq.client.TrafficListener;
 
+import org.springframework.boot.amqp.autoconfigure.ConnectionFactoryCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
 /**
  * Records the AMQP methods an application sends, as they go on the wire: which requeues
  * are {@code basic.nack} and which {@code basic.reject} (RabbitMQ 4.3 counts a reject,
@@ -63,6 +67,25 @@ public final class OutboundFrames implements TrafficListener {
 	 */
 	public long rejects() {
 		return this.sent.stream().filter(AMQP.Basic.Reject.class::isInstance).count();
+	}
+
+	/**
+	 * Records the frames of every connection of an application: import it, and inject the
+	 * {@link OutboundFrames}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	public static class Recording {
+
+		@Bean
+		OutboundFrames outboundFrames() {
+			return new OutboundFrames();
+		}
+
+		@Bean
+		ConnectionFactoryCustomizer recordOutboundFrames(OutboundFrames frames) {
+			return (factory) -> factory.setTrafficListener(frames);
+		}
+
 	}
 
 }

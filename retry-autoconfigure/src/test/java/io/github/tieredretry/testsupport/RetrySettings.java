@@ -142,6 +142,19 @@ public final class RetrySettings {
 	}
 
 	/**
+	 * A named policy whose delays a quorum queue's delayed retry can make (linear ones,
+	 * with the queue arguments the starter declares): on the broker backend from RabbitMQ
+	 * 4.3, on the tiers before.
+	 * @param policy the policy's name
+	 * @param maxRetries its {@code max-retries}
+	 * @param delays its {@code delays}
+	 * @return these settings
+	 */
+	public RetrySettings brokerPolicy(String policy, int maxRetries, String delays) {
+		return retries(policy, maxRetries, delays).set("retry.broker.declare-queue-arguments", true);
+	}
+
+	/**
 	 * A circuit breaker's settings.
 	 * @param policy the policy's name, or {@code defaults}
 	 * @param slidingWindowSize its {@code sliding-window-size}
