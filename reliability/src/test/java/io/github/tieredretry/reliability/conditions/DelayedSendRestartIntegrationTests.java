@@ -30,6 +30,7 @@ import io.github.tieredretry.delayedsend.DelayedSender;
 import io.github.tieredretry.internal.delayedsend.ScheduledCounts;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testbrokers.HarnessBrokers;
+import io.github.tieredretry.testsupport.TestApplications;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -16,6 +16,7 @@ import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.internal.console.RetryOverview;
 import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.github.tieredretry.testsupport.TestApplications;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

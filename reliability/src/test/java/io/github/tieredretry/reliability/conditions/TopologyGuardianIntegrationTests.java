@@ -14,6 +14,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.github.tieredretry.internal.topology.RetryTopology;
 import io.github.tieredretry.testbrokers.HarnessBroker;
+import io.github.tieredretry.testsupport.InvocationRecorder;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
