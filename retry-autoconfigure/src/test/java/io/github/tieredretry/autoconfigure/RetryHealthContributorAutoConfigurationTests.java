@@ -2,18 +2,14 @@ package io.github.tieredretry.autoconfigure;
 
 import io.github.tieredretry.internal.actuate.RetryHealthIndicator;
 import io.github.tieredretry.internal.metrics.RetryQueueDepths;
-import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,11 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryHealthContributorAutoConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-				RetryOperationsAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-				"retry.parking-lot=health-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+	private static final String PARKING_LOT = "health-autoconfiguration-parking-lot";
+
+	private final ApplicationContextRunner contextRunner = OperationsApplication.operationsRunner(PARKING_LOT,
+			RetryHealthContributorAutoConfiguration.class);
 
 	@Test
 	void contributesTheRetryHealthIndicator() {
@@ -44,35 +39,20 @@ class RetryHealthContributorAutoConfigurationTests {
 		});
 	}
 
-	@Test
-	void backsOffWhenDisabled() {
-		this.contextRunner.withPropertyValues("management.health.retry.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RetryHealthIndicator.class));
-	}
-
-	@Test
-	void backsOffWhenHealthIndicatorsAreDisabledByDefault() {
-		this.contextRunner.withPropertyValues("management.health.defaults.enabled=false")
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "management.health.retry.enabled=false", "management.health.defaults.enabled=false",
+			"retry.enabled=false" })
+	void backsOffWhenDisabled(String property) {
+		this.contextRunner.withPropertyValues(property)
 			.run((context) -> assertThat(context).doesNotHaveBean(RetryHealthIndicator.class));
 	}
 
 	@Test
 	void backsOffWhenSpringBootHealthIsAbsent() {
-		// Imported like an application does, so that Spring Boot's class filter applies
-		// before any condition.
-		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
-			.withClassLoader(new FilteredClassLoader("org.springframework.boot.health"))
-			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-					"retry.parking-lot=health-autoconfiguration-parking-lot")
+		OperationsApplication.importedWithout(PARKING_LOT, "org.springframework.boot.health")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RetryQueueDepths.class)
 				.doesNotHaveBean(RetryHealthIndicator.class));
-	}
-
-	@Test
-	void backsOffWhenRetriesAreDisabled() {
-		this.contextRunner.withPropertyValues("retry.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RetryHealthIndicator.class));
 	}
 
 	@Test
@@ -80,13 +60,6 @@ class RetryHealthContributorAutoConfigurationTests {
 		this.contextRunner.withBean("retryHealthIndicator", HealthIndicator.class, () -> () -> Health.up().build())
 			.run((context) -> assertThat(context).doesNotHaveBean(RetryHealthIndicator.class)
 				.hasBean("retryHealthIndicator"));
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-			RetryOperationsAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class })
-	static class ImportedAsInAnApplication {
-
 	}
 
 }

@@ -4,13 +4,13 @@ import io.github.tieredretry.internal.forwarding.PublisherBlockedState;
 import io.github.tieredretry.internal.metrics.PublisherBlockedMetrics;
 import io.github.tieredretry.internal.metrics.RetryEventMetrics;
 import io.github.tieredretry.internal.metrics.RetryQueueDepthMetrics;
-import io.github.tieredretry.testbrokers.Ports;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
@@ -26,11 +26,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryMetricsAutoConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-				RetryOperationsAutoConfiguration.class, RetryMetricsAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-				"retry.parking-lot=metrics-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+	private final ApplicationContextRunner contextRunner = OperationsApplication
+		.operationsRunner("metrics-autoconfiguration-parking-lot", RetryMetricsAutoConfiguration.class);
+
+	/**
+	 * With Spring Boot's metrics auto-configuration, so with its meter registry.
+	 */
+	private final ApplicationContextRunner withSpringBootsMetrics = this.contextRunner
+		.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+				SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class));
 
 	@Test
 	void recordsMetricsWhenAMeterRegistryExists() {
@@ -41,38 +45,31 @@ class RetryMetricsAutoConfigurationTests {
 
 	@Test
 	void depthGaugesAreRegisteredWithSpringBootsMetricsAndAreNaNWhileTheBrokerIsUnreachable() {
-		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
-			.run((context) -> {
-				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				assertThat(registry.get(RetryQueueDepthMetrics.DEPTH).gauges())
-					.extracting((gauge) -> gauge.getId().getTag("queue"))
-					.containsExactlyInAnyOrder("retry.delay.1s", "retry.delay.5s",
-							"metrics-autoconfiguration-parking-lot");
-				Gauge parkingLot = registry.get(RetryQueueDepthMetrics.DEPTH)
-					.tag("queue", "metrics-autoconfiguration-parking-lot")
-					.gauge();
-				assertThat(parkingLot.value()).isNaN();
-				assertThat(parkingLot.getId().getDescription()).isNotBlank();
-			});
+		this.withSpringBootsMetrics.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get(RetryQueueDepthMetrics.DEPTH).gauges())
+				.extracting((gauge) -> gauge.getId().getTag("queue"))
+				.containsExactlyInAnyOrder("retry.delay.1s", "retry.delay.5s", "metrics-autoconfiguration-parking-lot");
+			Gauge parkingLot = registry.get(RetryQueueDepthMetrics.DEPTH)
+				.tag("queue", "metrics-autoconfiguration-parking-lot")
+				.gauge();
+			assertThat(parkingLot.value()).isNaN();
+			assertThat(parkingLot.getId().getDescription()).isNotBlank();
+		});
 	}
 
 	@Test
 	void publisherBlockedGaugeAndBlockCounterFollowTheBrokersBlocks() {
-		this.contextRunner
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class))
-			.run((context) -> {
-				MeterRegistry registry = context.getBean(MeterRegistry.class);
-				PublisherBlockedState state = context.getBean(PublisherBlockedState.class);
-				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
-				state.handleBlocked("low on disk");
-				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isOne();
-				state.handleUnblocked();
-				assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
-				assertThat(registry.get(PublisherBlockedMetrics.BLOCKS).functionCounter().count()).isOne();
-			});
+		this.withSpringBootsMetrics.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			PublisherBlockedState state = context.getBean(PublisherBlockedState.class);
+			assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
+			state.handleBlocked("low on disk");
+			assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isOne();
+			state.handleUnblocked();
+			assertThat(registry.get(PublisherBlockedMetrics.BLOCKED).gauge().value()).isZero();
+			assertThat(registry.get(PublisherBlockedMetrics.BLOCKS).functionCounter().count()).isOne();
+		});
 	}
 
 	@Test
@@ -89,18 +86,11 @@ class RetryMetricsAutoConfigurationTests {
 				.doesNotHaveBean(RetryQueueDepthMetrics.class));
 	}
 
-	@Test
-	void backsOffWhenRetryMetricsAreDisabled() {
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "retry.metrics.enabled=false", "retry.enabled=false" })
+	void backsOffWhenDisabled(String property) {
 		this.contextRunner.withBean(SimpleMeterRegistry.class)
-			.withPropertyValues("retry.metrics.enabled=false")
-			.run((context) -> assertThat(context).doesNotHaveBean(RetryEventMetrics.class)
-				.doesNotHaveBean(RetryQueueDepthMetrics.class));
-	}
-
-	@Test
-	void backsOffWhenRetriesAreDisabled() {
-		this.contextRunner.withBean(SimpleMeterRegistry.class)
-			.withPropertyValues("retry.enabled=false")
+			.withPropertyValues(property)
 			.run((context) -> assertThat(context).doesNotHaveBean(RetryEventMetrics.class)
 				.doesNotHaveBean(RetryQueueDepthMetrics.class));
 	}

@@ -6,14 +6,12 @@ import io.github.tieredretry.observation.RetryForwardContext;
 import io.github.tieredretry.observation.RetryForwardObservationConvention;
 import io.github.tieredretry.observation.RetryObservations;
 import io.github.tieredretry.observation.RetryTracingObservationHandler;
-import io.github.tieredretry.testbrokers.Ports;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -27,11 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryObservationAutoConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-				RetryOperationsAutoConfiguration.class, RetryObservationAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-				"retry.parking-lot=observation-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+	private final ApplicationContextRunner contextRunner = OperationsApplication
+		.operationsRunner("observation-autoconfiguration-parking-lot", RetryObservationAutoConfiguration.class);
 
 	@Test
 	void observesWhenAnObservationRegistryExists() {

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.SpringApplication;
@@ -31,82 +32,61 @@ import static org.assertj.core.api.Assertions.assertThatException;
 class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 
 	@ParameterizedTest(name = "{0}")
-	@MethodSource("invalidProperties")
-	void invalidPropertyFailsStartupNamingThePropertyAndTheFix(String assignment, String property, String fix) {
-		this.contextRunner.withPropertyValues(assignment).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context).getFailure()
-				.rootCause()
-				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-				.hasMessageContaining(property)
-				.hasMessageContaining(fix)
-				.satisfies((failure) -> assertThat(((InvalidConfigurationPropertyValueException) failure).getName())
-					.isEqualTo(property));
-		});
+	@CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+			retry.tiers=                            | at least one tier is required
+			retry.tiers=5s,1s                       | '1s' follows '5s'
+			retry.tiers=1s,1s                       | without duplicates
+			retry.tiers=0s,5s                       | must be a positive duration
+			retry.tiers=-1s                         | must be a positive duration
+			retry.tiers=1s,50d                      | maximum message TTL
+			retry.tiers=1500us                      | whole number of milliseconds
+			retry.tiers=5s,1s                       | Use positive, strictly ascending durations
+			retry.defaults.max-retries=-1           | Use 0 or more retries
+			retry.policies.payments.max-retries=-2  | Use 0 or more retries
+			retry.defaults.immediate-retries=-1     | Use 0 or more in-place retries
+			retry.defaults.multiplier=0.5           | at least 1.0
+			retry.policies.payments.multiplier=0.99 | at least 1.0
+			retry.defaults.jitter=1.5               | Use a factor from 0 to 1, such as 0.2
+			retry.policies.payments.jitter=-0.1     | or 0 for exact delays
+			retry.defaults.initial-interval=0s      | Use a positive duration
+			retry.defaults.max-interval=-1s         | Use a positive duration
+			retry.defaults.timeout=0s               | Use a positive duration
+			retry.policies.payments.timeout=-5m     | Use a positive duration
+			retry.defaults.delays=10s,-1s           | '-1s' is not usable. Use delays of zero or more
+			retry.defaults.retry-on=com.example.NoSuchException| No class 'com.example.NoSuchException' on the classpath
+			retry.policies.payments.no-retry-on=com.example.Missing | Use the fully qualified name of an exception class
+			retry.defaults.no-retry-on=java.lang.String | 'java.lang.String' is not an exception type
+			"retry.parking-lot= "                   | needs a name
+			retry.parking-lot=amq.parking           | reserved by RabbitMQ
+			retry.headers.max-error-length=-1       | Use zero or more characters
+			retry.headers.max-stack-trace-length=-1 | Use zero or more characters
+			retry.publish.confirm-timeout=0s        | Use a positive duration
+			retry.publish.confirm-timeout=-1s       | Use a positive duration
+			retry.publish.failure-initial-pause=-1s | Use a positive duration
+			retry.publish.failure-initial-pause=0s  | Use a positive duration
+			retry.publish.failure-max-pause=-1s     | Use a positive duration
+			retry.topology.check-interval=-1s       | Use zero or a positive duration
+			retry.defaults.max-interval=36501d      | at most 100 years
+			# What every listener and policy inherits cannot itself inherit.
+			retry.defaults.backend=inherit          | set it to auto, tiers or broker (unset means auto)
+			""")
+	@MethodSource("tooLongNames")
+	void invalidPropertyFailsStartupNamingThePropertyAndTheFix(String assignment, String fix) {
+		this.contextRunner.withPropertyValues(assignment)
+			.run(InvalidProperty.failsStartupNaming(propertyOf(assignment), fix));
 	}
 
-	static Stream<Arguments> invalidProperties() {
+	static Stream<Arguments> tooLongNames() {
 		String longName = "p".repeat(256);
-		return Stream.of(Arguments.of("retry.tiers=", "retry.tiers", "at least one tier is required"),
-				Arguments.of("retry.tiers=5s,1s", "retry.tiers", "'1s' follows '5s'"),
-				Arguments.of("retry.tiers=1s,1s", "retry.tiers", "without duplicates"),
-				Arguments.of("retry.tiers=0s,5s", "retry.tiers", "must be a positive duration"),
-				Arguments.of("retry.tiers=-1s", "retry.tiers", "must be a positive duration"),
-				Arguments.of("retry.tiers=1s,50d", "retry.tiers", "maximum message TTL"),
-				Arguments.of("retry.tiers=1500us", "retry.tiers", "whole number of milliseconds"),
-				Arguments.of("retry.tiers=5s,1s", "retry.tiers", "Use positive, strictly ascending durations"),
-				Arguments.of("retry.defaults.max-retries=-1", "retry.defaults.max-retries", "Use 0 or more retries"),
-				Arguments.of("retry.policies.payments.max-retries=-2", "retry.policies.payments.max-retries",
-						"Use 0 or more retries"),
-				Arguments.of("retry.defaults.immediate-retries=-1", "retry.defaults.immediate-retries",
-						"Use 0 or more in-place retries"),
-				Arguments.of("retry.defaults.multiplier=0.5", "retry.defaults.multiplier", "at least 1.0"),
-				Arguments.of("retry.policies.payments.multiplier=0.99", "retry.policies.payments.multiplier",
-						"at least 1.0"),
-				Arguments.of("retry.defaults.jitter=1.5", "retry.defaults.jitter",
-						"Use a factor from 0 to 1, such as 0.2"),
-				Arguments.of("retry.policies.payments.jitter=-0.1", "retry.policies.payments.jitter",
-						"or 0 for exact delays"),
-				Arguments.of("retry.defaults.initial-interval=0s", "retry.defaults.initial-interval",
-						"Use a positive duration"),
-				Arguments.of("retry.defaults.max-interval=-1s", "retry.defaults.max-interval",
-						"Use a positive duration"),
-				Arguments.of("retry.defaults.timeout=0s", "retry.defaults.timeout", "Use a positive duration"),
-				Arguments.of("retry.policies.payments.timeout=-5m", "retry.policies.payments.timeout",
-						"Use a positive duration"),
-				Arguments.of("retry.defaults.delays=10s,-1s", "retry.defaults.delays",
-						"'-1s' is not usable. Use delays of zero or more"),
-				Arguments.of("retry.defaults.retry-on=com.example.NoSuchException", "retry.defaults.retry-on",
-						"No class 'com.example.NoSuchException' on the classpath"),
-				Arguments.of("retry.policies.payments.no-retry-on=com.example.Missing",
-						"retry.policies.payments.no-retry-on", "Use the fully qualified name of an exception class"),
-				Arguments.of("retry.defaults.no-retry-on=java.lang.String", "retry.defaults.no-retry-on",
-						"'java.lang.String' is not an exception type"),
-				Arguments.of("retry.parking-lot= ", "retry.parking-lot", "needs a name"),
-				Arguments.of("retry.parking-lot=amq.parking", "retry.parking-lot", "reserved by RabbitMQ"),
-				Arguments.of("retry.parking-lot=" + longName, "retry.parking-lot", "longer than RabbitMQ's 255 bytes"),
-				Arguments.of("spring.application.name=" + longName, "spring.application.name",
-						"set a shorter retry.parking-lot"),
-				Arguments.of("retry.headers.max-error-length=-1", "retry.headers.max-error-length",
-						"Use zero or more characters"),
-				Arguments.of("retry.headers.max-stack-trace-length=-1", "retry.headers.max-stack-trace-length",
-						"Use zero or more characters"),
-				Arguments.of("retry.publish.confirm-timeout=0s", "retry.publish.confirm-timeout",
-						"Use a positive duration"),
-				Arguments.of("retry.publish.confirm-timeout=-1s", "retry.publish.confirm-timeout",
-						"Use a positive duration"),
-				Arguments.of("retry.publish.failure-initial-pause=-1s", "retry.publish.failure-initial-pause",
-						"Use a positive duration"),
-				Arguments.of("retry.publish.failure-initial-pause=0s", "retry.publish.failure-initial-pause",
-						"Use a positive duration"),
-				Arguments.of("retry.publish.failure-max-pause=-1s", "retry.publish.failure-max-pause",
-						"Use a positive duration"),
-				Arguments.of("retry.topology.check-interval=-1s", "retry.topology.check-interval",
-						"Use zero or a positive duration"),
-				Arguments.of("retry.defaults.max-interval=36501d", "retry.defaults.max-interval", "at most 100 years"),
-				// What every listener and policy inherits cannot itself inherit.
-				Arguments.of("retry.defaults.backend=inherit", "retry.defaults.backend",
-						"set it to auto, tiers or broker (unset means auto)"));
+		return Stream.of(Arguments.of("retry.parking-lot=" + longName, "longer than RabbitMQ's 255 bytes"),
+				Arguments.of("spring.application.name=" + longName, "set a shorter retry.parking-lot"));
+	}
+
+	/**
+	 * The property an assignment sets: its key, without the index of a list element.
+	 */
+	private static String propertyOf(String assignment) {
+		return assignment.substring(0, assignment.indexOf('=')).replaceFirst("\\[\\d+]$", "");
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -147,34 +127,25 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@MethodSource("durationsWithoutAUnit")
-	void durationWithoutAUnitFailsStartupWithTheFix(String assignment, String property, String fix) {
-		this.contextRunner.withPropertyValues(assignment).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context).getFailure()
-				.rootCause()
-				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-				.hasMessageContaining("Property " + property + " with value")
-				.hasMessageContaining(fix)
-				.satisfies((failure) -> assertThat(((InvalidConfigurationPropertyValueException) failure).getName())
-					.isEqualTo(property));
-		});
+	@CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+			retry.defaults.delays[0]=30          | Write '30ms' for milliseconds
+			retry.tiers=1s, 5                    | '5' has no unit
+			retry.defaults.initial-interval=1000 | Write '1000ms' for milliseconds or '1000s' for seconds
+			retry.policies.payments.breaker.wait-in-open-state=30 | '30' has no unit
+			retry.publish.confirm-timeout=5000   | '5000' has no unit
+			""")
+	@MethodSource("durationListWithoutUnits")
+	void durationWithoutAUnitFailsStartupWithTheFix(String assignment, String fix) {
+		String property = propertyOf(assignment);
+		this.contextRunner.withPropertyValues(assignment)
+			.run(InvalidProperty.failsStartupNaming(property, "Property " + property + " with value", fix));
 	}
 
-	static Stream<Arguments> durationsWithoutAUnit() {
-		return Stream.of(
-				Arguments.of("retry.policies.flaky.delays=2,4,8", "retry.policies.flaky.delays",
-						"'2' has no unit, so it is ambiguous (Spring Boot would read it as milliseconds). Write '2ms' "
-								+ "for milliseconds or '2s' for seconds, and give every duration its unit, for example "
-								+ "retry.policies.flaky.delays=2s, 4s, 8s."),
-				Arguments.of("retry.defaults.delays[0]=30", "retry.defaults.delays", "Write '30ms' for milliseconds"),
-				Arguments.of("retry.tiers=1s, 5", "retry.tiers", "'5' has no unit"),
-				Arguments.of("retry.defaults.initial-interval=1000", "retry.defaults.initial-interval",
-						"Write '1000ms' for milliseconds or '1000s' for seconds"),
-				Arguments.of("retry.policies.payments.breaker.wait-in-open-state=30",
-						"retry.policies.payments.breaker.wait-in-open-state", "'30' has no unit"),
-				Arguments.of("retry.publish.confirm-timeout=5000", "retry.publish.confirm-timeout",
-						"'5000' has no unit"));
+	static Stream<Arguments> durationListWithoutUnits() {
+		return Stream.of(Arguments.of("retry.policies.flaky.delays=2,4,8",
+				"'2' has no unit, so it is ambiguous (Spring Boot would read it as milliseconds). Write '2ms' "
+						+ "for milliseconds or '2s' for seconds, and give every duration its unit, for example "
+						+ "retry.policies.flaky.delays=2s, 4s, 8s."));
 	}
 
 	@Test
@@ -216,8 +187,22 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 	}
 
 	@ParameterizedTest(name = "{0}")
-	@MethodSource("unknownKeys")
-	void unknownKeyFailsStartupNamingTheKeyAndTheClosestKnownKey(String assignment, String key, String closest) {
+	@CsvSource(delimiter = '|', textBlock = """
+			retry.polices.doomed.max-retries=1   | retry.policies.doomed.max-retries
+			retry.policies.doomed.max-retry=1    | retry.policies.doomed.max-retries
+			retry.defaults.breaker.enable=true   | retry.defaults.breaker.enabled
+			retry.teirs=1s                       | retry.tiers
+			retry.parking-lots=x                 | retry.parking-lot
+			retry.policies.Payments.delay=1s     | retry.policies.Payments.delays
+			# Written a level too high: the key below that ends as written.
+			retry.backend=tiers                  | retry.defaults.backend
+			retry.maxRetries=3                   | retry.defaults.max-retries
+			retry.breaker.enabled=true           | retry.defaults.breaker.enabled
+			retry.policies.payments.enabled=true | retry.policies.payments.breaker.enabled
+			retry.delays[0]=1s                   | retry.defaults.delays[0]
+			""")
+	void unknownKeyFailsStartupNamingTheKeyAndTheClosestKnownKey(String assignment, String closest) {
+		String key = assignment.substring(0, assignment.indexOf('='));
 		this.contextRunner.withPropertyValues(assignment).run((context) -> {
 			assertThat(context).hasFailed();
 			Throwable failure = context.getStartupFailure();
@@ -231,27 +216,6 @@ class RetryPropertiesValidationTests extends AutoConfigurationTestSupport {
 				.contains("is not a key of tiered retries");
 			assertThat(analysis.getAction()).startsWith("Did you mean '" + closest + "'?");
 		});
-	}
-
-	static Stream<Arguments> unknownKeys() {
-		return Stream.of(
-				Arguments.of("retry.polices.doomed.max-retries=1", "retry.polices.doomed.max-retries",
-						"retry.policies.doomed.max-retries"),
-				Arguments.of("retry.policies.doomed.max-retry=1", "retry.policies.doomed.max-retry",
-						"retry.policies.doomed.max-retries"),
-				Arguments.of("retry.defaults.breaker.enable=true", "retry.defaults.breaker.enable",
-						"retry.defaults.breaker.enabled"),
-				Arguments.of("retry.teirs=1s", "retry.teirs", "retry.tiers"),
-				Arguments.of("retry.parking-lots=x", "retry.parking-lots", "retry.parking-lot"),
-				Arguments.of("retry.policies.Payments.delay=1s", "retry.policies.Payments.delay",
-						"retry.policies.Payments.delays"),
-				// Written a level too high: the key below that ends as written.
-				Arguments.of("retry.backend=tiers", "retry.backend", "retry.defaults.backend"),
-				Arguments.of("retry.maxRetries=3", "retry.maxRetries", "retry.defaults.max-retries"),
-				Arguments.of("retry.breaker.enabled=true", "retry.breaker.enabled", "retry.defaults.breaker.enabled"),
-				Arguments.of("retry.policies.payments.enabled=true", "retry.policies.payments.enabled",
-						"retry.policies.payments.breaker.enabled"),
-				Arguments.of("retry.delays[0]=1s", "retry.delays[0]", "retry.defaults.delays[0]"));
 	}
 
 	@Test

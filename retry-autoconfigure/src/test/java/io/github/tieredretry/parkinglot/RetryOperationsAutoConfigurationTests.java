@@ -3,11 +3,9 @@ package io.github.tieredretry.parkinglot;
 import java.time.Clock;
 import java.time.Duration;
 
-import io.github.tieredretry.autoconfigure.RetryEndpointAutoConfiguration;
-import io.github.tieredretry.autoconfigure.RetryHealthContributorAutoConfiguration;
-import io.github.tieredretry.autoconfigure.RetryMetricsAutoConfiguration;
+import io.github.tieredretry.autoconfigure.InvalidProperty;
+import io.github.tieredretry.autoconfigure.OperationsApplication;
 import io.github.tieredretry.autoconfigure.RetryOperationsAutoConfiguration;
-import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
 import io.github.tieredretry.internal.actuate.RetryEndpoint;
 import io.github.tieredretry.internal.actuate.RetryHealthIndicator;
 import io.github.tieredretry.internal.forwarding.MessageForwarder;
@@ -15,17 +13,11 @@ import io.github.tieredretry.internal.metrics.RetryEventMetrics;
 import io.github.tieredretry.internal.metrics.RetryQueueDepths;
 import io.github.tieredretry.internal.parkinglot.DefaultParkingLotService;
 import io.github.tieredretry.internal.topology.RetryTopology;
-import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -40,20 +32,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryOperationsAutoConfigurationTests {
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-				RetryOperationsAutoConfiguration.class))
-		.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-				"retry.parking-lot=operations-autoconfiguration-parking-lot", "retry.tiers=1s, 5s");
+	private static final String PARKING_LOT = "operations-autoconfiguration-parking-lot";
+
+	private final ApplicationContextRunner contextRunner = OperationsApplication.operationsRunner(PARKING_LOT);
 
 	@Test
 	void providesTheParkingLotServiceAndTheQueueDepths() {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(ParkingLotService.class).hasSingleBean(RetryQueueDepths.class);
-			assertThat(context.getBean(ParkingLotService.class).parkingLot())
-				.isEqualTo("operations-autoconfiguration-parking-lot");
+			assertThat(context.getBean(ParkingLotService.class).parkingLot()).isEqualTo(PARKING_LOT);
 			assertThat(context.getBean(RetryQueueDepths.class).queues()).containsExactly("retry.delay.1s",
-					"retry.delay.5s", "operations-autoconfiguration-parking-lot");
+					"retry.delay.5s", PARKING_LOT);
 		});
 	}
 
@@ -75,13 +64,9 @@ class RetryOperationsAutoConfigurationTests {
 
 	@Test
 	void parkingLotOperationsRemainWhenActuatorAndMicrometerAreAbsent() {
-		// Imported like an application does, so that Spring Boot's class filter applies
-		// before any condition.
-		new ApplicationContextRunner().withUserConfiguration(ImportedAsInAnApplication.class)
-			.withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Ports.unused(),
-					"retry.parking-lot=operations-autoconfiguration-parking-lot")
-			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate",
-					"org.springframework.boot.health", "io.micrometer"))
+		OperationsApplication
+			.importedWithout(PARKING_LOT, "org.springframework.boot.actuate", "org.springframework.boot.health",
+					"io.micrometer")
 			.withPropertyValues("management.endpoints.web.exposure.include=*")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(ParkingLotService.class)
@@ -97,14 +82,7 @@ class RetryOperationsAutoConfigurationTests {
 					"retry.retention.max-count=-1|retry.retention.max-count|Use 0 or more messages",
 					"retry.retention.check-interval=0s|retry.retention.check-interval|Use a positive duration" })
 	void invalidRetentionFailsStartupNamingThePropertyAndTheFix(String assignment, String property, String fix) {
-		this.contextRunner.withPropertyValues(assignment).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(context).getFailure()
-				.rootCause()
-				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-				.hasMessageContaining(property)
-				.hasMessageContaining(fix);
-		});
+		this.contextRunner.withPropertyValues(assignment).run(InvalidProperty.failsStartupNaming(property, fix));
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -119,14 +97,6 @@ class RetryOperationsAutoConfigurationTests {
 		ParkingLotService customParkingLot(ConnectionFactory connectionFactory, MessageForwarder forwarder) {
 			return new DefaultParkingLotService(connectionFactory, "custom-parking-lot", forwarder, Clock.systemUTC());
 		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ RabbitAutoConfiguration.class, TieredRetryAutoConfiguration.class,
-			RetryOperationsAutoConfiguration.class, RetryMetricsAutoConfiguration.class,
-			RetryEndpointAutoConfiguration.class, RetryHealthContributorAutoConfiguration.class })
-	static class ImportedAsInAnApplication {
 
 	}
 

@@ -1,20 +1,13 @@
 package io.github.tieredretry.internal.console;
 
+import io.github.tieredretry.autoconfigure.OperationsApplication;
 import io.github.tieredretry.autoconfigure.RetryConsoleAutoConfiguration;
-import io.github.tieredretry.autoconfigure.RetryOperationsAutoConfiguration;
-import io.github.tieredretry.autoconfigure.TieredRetryAutoConfiguration;
-import io.github.tieredretry.testbrokers.Ports;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.web.servlet.DispatcherServlet;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -26,16 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RetryConsoleAutoConfigurationTests {
 
-	private static final AutoConfigurations CONFIGURATIONS = AutoConfigurations.of(RabbitAutoConfiguration.class,
-			TieredRetryAutoConfiguration.class, RetryOperationsAutoConfiguration.class,
-			RetryConsoleAutoConfiguration.class);
+	private static final String PARKING_LOT = "console-autoconfiguration-parking-lot";
 
-	private static final String[] PROPERTIES = { "spring.rabbitmq.host=127.0.0.1",
-			"spring.rabbitmq.port=" + Ports.unused(), "retry.parking-lot=console-autoconfiguration-parking-lot" };
-
-	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
-		.withConfiguration(CONFIGURATIONS)
-		.withPropertyValues(PROPERTIES);
+	private final WebApplicationContextRunner contextRunner = OperationsApplication
+		.withOperations(new WebApplicationContextRunner(), PARKING_LOT, RetryConsoleAutoConfiguration.class);
 
 	@Test
 	void isOffByDefault() {
@@ -59,12 +46,11 @@ class RetryConsoleAutoConfigurationTests {
 
 	@Test
 	void isNotServedOutsideServletWebApplications() {
-		new ApplicationContextRunner().withConfiguration(CONFIGURATIONS)
-			.withPropertyValues(PROPERTIES)
+		OperationsApplication.operationsRunner(PARKING_LOT, RetryConsoleAutoConfiguration.class)
 			.withPropertyValues("retry.console.enabled=true")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RetryConsoleController.class));
-		new ReactiveWebApplicationContextRunner().withConfiguration(CONFIGURATIONS)
-			.withPropertyValues(PROPERTIES)
+		OperationsApplication
+			.withOperations(new ReactiveWebApplicationContextRunner(), PARKING_LOT, RetryConsoleAutoConfiguration.class)
 			.withPropertyValues("retry.console.enabled=true")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(RetryConsoleController.class));
 	}
@@ -78,7 +64,7 @@ class RetryConsoleAutoConfigurationTests {
 	@Test
 	void usesTheApplicationsOwnController() {
 		this.contextRunner.withPropertyValues("retry.console.enabled=true")
-			.withUserConfiguration(CustomConsole.class)
+			.withBean("customConsole", RetryConsoleController.class)
 			.run((context) -> assertThat(context).hasSingleBean(RetryConsoleController.class).hasBean("customConsole"));
 	}
 
@@ -107,17 +93,6 @@ class RetryConsoleAutoConfigurationTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("retry.replay.batch-size"));
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class CustomConsole {
-
-		@Bean
-		RetryConsoleController customConsole(RetryOverview overview,
-				io.github.tieredretry.parkinglot.ParkingLotService parkingLot, OperatorActions actions) {
-			return new RetryConsoleController(overview, parkingLot, actions);
-		}
-
 	}
 
 }
