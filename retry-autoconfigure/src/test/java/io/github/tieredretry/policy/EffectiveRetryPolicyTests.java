@@ -7,10 +7,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.Timeout.ThreadMode;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -104,20 +107,14 @@ class EffectiveRetryPolicyTests {
 			.withMessageContaining("start at 1");
 	}
 
-	@Test
+	@ParameterizedTest(name = "initial {0}, multiplier {1}")
+	@CsvSource({ "PT2S, 1.0, PT2S", "PT1S, 2.0, PT1H" })
 	@Timeout(value = 500, unit = TimeUnit.MILLISECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
-	void hugeMaxRetriesWithAFixedExponentialDelayIsComputedInMilliseconds() {
-		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofSeconds(2), 1.0, Duration.ofHours(1));
-		assertThat(policy.delayBeforeRetry(1_000_000_000)).isEqualTo(Duration.ofSeconds(2));
-		assertThat(policy.longestDelay()).isEqualTo(Duration.ofSeconds(2));
-	}
-
-	@Test
-	@Timeout(value = 500, unit = TimeUnit.MILLISECONDS, threadMode = ThreadMode.SEPARATE_THREAD)
-	void hugeMaxRetriesWithAGrowingExponentialDelayIsComputedInMilliseconds() {
-		EffectiveRetryPolicy policy = exponential(1_000_000_000, Duration.ofSeconds(1), 2.0, Duration.ofHours(1));
-		assertThat(policy.delayBeforeRetry(1_000_000_000)).isEqualTo(Duration.ofHours(1));
-		assertThat(policy.longestDelay()).isEqualTo(Duration.ofHours(1));
+	void hugeMaxRetriesWithAFixedOrGrowingExponentialDelayIsComputedInMilliseconds(Duration initial, double multiplier,
+			Duration last) {
+		EffectiveRetryPolicy policy = exponential(1_000_000_000, initial, multiplier, Duration.ofHours(1));
+		assertThat(policy.delayBeforeRetry(1_000_000_000)).isEqualTo(last);
+		assertThat(policy.longestDelay()).isEqualTo(last);
 	}
 
 	@Test
@@ -178,51 +175,44 @@ class EffectiveRetryPolicyTests {
 
 	@Test
 	void everyExceptionIsRetryableWhenNeitherRetryOnNorNoRetryOnIsSet() {
-		EffectiveRetryPolicy policy = classifying(List.of(), List.of());
-		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
-		assertThat(policy.isRetryable(new IOException())).isTrue();
-		assertThat(policy.isRetryable(new StackOverflowError())).isTrue();
+		assertThat(retryable(List.of(), List.of())).accepts(new IllegalStateException(), new IOException(),
+				new StackOverflowError());
 	}
 
 	@Test
 	void retryOnRetriesOnlyMatchingExceptionsAndTheirSubclasses() {
-		EffectiveRetryPolicy policy = classifying(List.of(IOException.class), List.of());
-		assertThat(policy.isRetryable(new IOException())).isTrue();
-		assertThat(policy.isRetryable(new FileNotFoundException())).isTrue();
-		assertThat(policy.isRetryable(new IllegalStateException())).isFalse();
+		assertThat(retryable(List.of(IOException.class), List.of()))
+			.accepts(new IOException(), new FileNotFoundException())
+			.rejects(new IllegalStateException());
 	}
 
 	@Test
 	void retryOnMatchesThroughTheCauseChain() {
-		EffectiveRetryPolicy policy = classifying(List.of(IOException.class), List.of());
-		assertThat(policy.isRetryable(new IllegalStateException(new UncheckedIOException(new IOException())))).isTrue();
-		assertThat(policy.isRetryable(new IllegalStateException(new IllegalArgumentException()))).isFalse();
+		assertThat(retryable(List.of(IOException.class), List.of()))
+			.accepts(new IllegalStateException(new UncheckedIOException(new IOException())))
+			.rejects(new IllegalStateException(new IllegalArgumentException()));
 	}
 
 	@Test
 	void noRetryOnStopsMatchingExceptionsAndTheirSubclasses() {
-		EffectiveRetryPolicy policy = classifying(List.of(), List.of(IllegalArgumentException.class));
-		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
-		assertThat(policy.isRetryable(new NumberFormatException())).isFalse();
-		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
+		assertThat(retryable(List.of(), List.of(IllegalArgumentException.class)))
+			.rejects(new IllegalArgumentException(), new NumberFormatException())
+			.accepts(new IllegalStateException());
 	}
 
 	@Test
 	void noRetryOnMatchesThroughTheCauseChain() {
-		EffectiveRetryPolicy policy = classifying(List.of(), List.of(IllegalArgumentException.class));
-		assertThat(policy.isRetryable(new RuntimeException(new IllegalStateException(new NumberFormatException()))))
-			.isFalse();
+		assertThat(retryable(List.of(), List.of(IllegalArgumentException.class)))
+			.rejects(new RuntimeException(new IllegalStateException(new NumberFormatException())));
 	}
 
 	@Test
 	void noRetryOnWinsOverRetryOn() {
-		EffectiveRetryPolicy policy = classifying(List.of(RuntimeException.class),
+		Predicate<Throwable> retryable = retryable(List.of(RuntimeException.class),
 				List.of(IllegalArgumentException.class));
-		assertThat(policy.isRetryable(new IllegalStateException())).isTrue();
-		assertThat(policy.isRetryable(new IllegalArgumentException())).isFalse();
+		assertThat(retryable).accepts(new IllegalStateException()).rejects(new IllegalArgumentException());
 		// The outer exception is retryable, a cause is not: not retried.
-		assertThat(policy.isRetryable(new IllegalStateException(new IllegalArgumentException()))).isFalse();
-		assertThat(policy.isRetryable(new IOException())).isFalse();
+		assertThat(retryable).rejects(new IllegalStateException(new IllegalArgumentException()), new IOException());
 	}
 
 	@Test
@@ -339,10 +329,13 @@ class EffectiveRetryPolicyTests {
 		return new EffectiveRetryPolicy(maxRetries, List.of(), initial, multiplier, max, 0, null, List.of(), List.of());
 	}
 
-	private static EffectiveRetryPolicy classifying(List<Class<? extends Throwable>> retryOn,
+	/**
+	 * Which failures a policy with these retry-on and no-retry-on lists retries.
+	 */
+	private static Predicate<Throwable> retryable(List<Class<? extends Throwable>> retryOn,
 			List<Class<? extends Throwable>> noRetryOn) {
 		return new EffectiveRetryPolicy(3, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null, retryOn,
-				noRetryOn);
+				noRetryOn)::isRetryable;
 	}
 
 }

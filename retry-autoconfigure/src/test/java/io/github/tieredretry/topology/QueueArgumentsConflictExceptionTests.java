@@ -33,10 +33,8 @@ class QueueArgumentsConflictExceptionTests {
 	@Test
 	void queueDeclaredForTheBrokerAndStartedOnTheTiersNamesTheArgumentTheBackendAndTheCommands() {
 		QueueArgumentsConflictException conflict = new QueueArgumentsConflictException(
-				List.of(Conflict.fromBrokerMessage("orders", QUORUM,
-						"PRECONDITION_FAILED - inequivalent arg 'x-delayed-retry-type' for queue 'orders' in vhost "
-								+ "'/': received none but current is the value 'failed' of type 'longstr'",
-						List.of(ON_THE_TIERS))),
+				List.of(onOrders(QUORUM, "x-delayed-retry-type",
+						"received none but current is the value 'failed' of type 'longstr'", ON_THE_TIERS)),
 				"/");
 
 		assertThat(conflict.getConflicts()).singleElement()
@@ -64,10 +62,8 @@ class QueueArgumentsConflictExceptionTests {
 	@Test
 	void argumentsAddedToAQueueThatExistsWithoutThemAreShownSortedWithTheWayBack() {
 		QueueArgumentsConflictException conflict = new QueueArgumentsConflictException(
-				List.of(Conflict.fromBrokerMessage("orders", DELAYED_RETRY,
-						"PRECONDITION_FAILED - inequivalent arg 'x-delayed-retry-type' for queue 'orders' in vhost "
-								+ "'/': received the value 'failed' of type 'longstr' but current is none",
-						List.of(ON_THE_BROKER))),
+				List.of(onOrders(DELAYED_RETRY, "x-delayed-retry-type",
+						"received the value 'failed' of type 'longstr' but current is none", ON_THE_BROKER)),
 				"/");
 
 		assertThat(conflict.getProblem())
@@ -117,12 +113,17 @@ class QueueArgumentsConflictExceptionTests {
 	}
 
 	private static Difference difference(String values) {
-		return Conflict
-			.fromBrokerMessage("orders", QUORUM,
-					"PRECONDITION_FAILED - inequivalent arg 'x-delayed-retry-min' for "
-							+ "queue 'orders' in vhost '/': " + values,
-					List.of(ON_THE_TIERS))
-			.difference();
+		return onOrders(QUORUM, "x-delayed-retry-min", values, ON_THE_TIERS).difference();
+	}
+
+	/**
+	 * The conflict over one argument of queue 'orders' on virtual host '/', read from the
+	 * broker's refusal with the given values.
+	 */
+	private static Conflict onOrders(Map<String, Object> declared, String argument, String values, Consumer consumer) {
+		return Conflict.fromBrokerMessage("orders", declared,
+				"PRECONDITION_FAILED - inequivalent arg '" + argument + "' for queue 'orders' in vhost '/': " + values,
+				List.of(consumer));
 	}
 
 	private static Map<String, Object> delayedRetry() {

@@ -5,6 +5,8 @@ import java.util.function.LongSupplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,27 +20,11 @@ class ForwardFailurePauseTests {
 		Thread.interrupted();
 	}
 
-	@Test
-	void firstFailurePausesForTheInitialPause() {
+	@ParameterizedTest(name = "after {0} failures: {1} ms")
+	@CsvSource({ "1, 500", "2, 1000", "3, 2000", "4, 4000", "5, 8000", "6, 15000", "40, 15000", "2147483647, 15000" })
+	void pauseStartsAtTheInitialPauseAndDoublesWithEachConsecutiveFailureUpToTheMaximum(int failures, long millis) {
 		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
-		assertThat(pause.pauseMillis(1)).isEqualTo(500);
-	}
-
-	@Test
-	void pauseDoublesWithEachConsecutiveFailure() {
-		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
-		assertThat(pause.pauseMillis(2)).isEqualTo(1000);
-		assertThat(pause.pauseMillis(3)).isEqualTo(2000);
-		assertThat(pause.pauseMillis(4)).isEqualTo(4000);
-		assertThat(pause.pauseMillis(5)).isEqualTo(8000);
-	}
-
-	@Test
-	void pauseIsCappedAtTheMaximum() {
-		ForwardFailurePause pause = new ForwardFailurePause(Duration.ofMillis(500), Duration.ofSeconds(15));
-		assertThat(pause.pauseMillis(6)).isEqualTo(15_000);
-		assertThat(pause.pauseMillis(40)).isEqualTo(15_000);
-		assertThat(pause.pauseMillis(Integer.MAX_VALUE)).isEqualTo(15_000);
+		assertThat(pause.pauseMillis(failures)).isEqualTo(millis);
 	}
 
 	@Test

@@ -117,14 +117,9 @@ class HeaderChangesTests {
 
 	@Test
 	void hopChangesOnlyTheTier() {
-		Map<String, Object> received = new LinkedHashMap<>();
-		received.put(RetryHeaders.COUNT, 3L);
-		received.put(RetryHeaders.QUEUE, "orders");
-		received.put(RetryHeaders.DUE, 123L);
-		received.put(RetryHeaders.FIRST_FAILURE, 100L);
-		received.put(RetryHeaders.EXCEPTION, "java.lang.IllegalStateException");
-		received.put(RetryHeaders.ERROR, "boom");
-		received.put(RetryHeaders.TIER, "1h");
+		Map<String, Object> received = Map.of(RetryHeaders.COUNT, 3L, RetryHeaders.QUEUE, "orders", RetryHeaders.DUE,
+				123L, RetryHeaders.FIRST_FAILURE, 100L, RetryHeaders.EXCEPTION, "java.lang.IllegalStateException",
+				RetryHeaders.ERROR, "boom", RetryHeaders.TIER, "1h");
 		HeaderChanges hop = HeaderChanges.forHop(Duration.ofHours(1));
 		assertThat(hop.set()).containsOnly(entry(RetryHeaders.TIER, "1h"));
 		assertThat(hop.remove()).isEmpty();

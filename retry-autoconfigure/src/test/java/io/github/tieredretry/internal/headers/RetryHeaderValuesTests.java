@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Instant;
 import java.util.Date;
-import java.util.HashMap;
 import java.util.Map;
 
 import com.rabbitmq.client.impl.LongStringHelper;
@@ -119,45 +118,43 @@ class RetryHeaderValuesTests {
 
 	@Test
 	void stateIsReadFromTheHeadersWrittenForTheConsumingQueue() {
-		Map<String, Object> headers = new HashMap<>();
-		headers.put(RetryHeaders.QUEUE, "orders");
-		headers.put(RetryHeaders.FIRST_FAILURE, EPOCH_MILLIS);
-		headers.put(RetryHeaders.DUE, EPOCH_MILLIS + 10_000);
-		assertThat(RetryHeaderValues.readState(headers, 2L, "orders")).isEqualTo(
+		assertThat(RetryHeaderValues.readState(writtenFor("orders"), 2L, "orders")).isEqualTo(
 				new RetryState(2, Instant.ofEpochMilli(EPOCH_MILLIS), Instant.ofEpochMilli(EPOCH_MILLIS + 10_000)));
 	}
 
 	@Test
 	void retryQueueMayArriveAsLongString() {
-		Map<String, Object> headers = new HashMap<>();
-		headers.put(RetryHeaders.QUEUE, LongStringHelper.asLongString("orders"));
+		Map<String, Object> headers = Map.of(RetryHeaders.QUEUE, LongStringHelper.asLongString("orders"));
 		assertThat(RetryHeaderValues.readState(headers, 1, "orders").retries()).isEqualTo(1);
 	}
 
 	@Test
 	void headersWrittenForAnotherQueueMeanAFirstDelivery() {
-		Map<String, Object> headers = new HashMap<>();
-		headers.put(RetryHeaders.QUEUE, "invoices");
-		headers.put(RetryHeaders.FIRST_FAILURE, EPOCH_MILLIS);
-		headers.put(RetryHeaders.DUE, EPOCH_MILLIS + 10_000);
-		assertThat(RetryHeaderValues.readState(headers, 4L, "orders")).isSameAs(RetryState.FIRST_DELIVERY);
+		assertThat(RetryHeaderValues.readState(writtenFor("invoices"), 4L, "orders"))
+			.isSameAs(RetryState.FIRST_DELIVERY);
 	}
 
 	@Test
 	void missingRetryQueueMeansAFirstDeliveryWhateverTheCount() {
-		Map<String, Object> headers = new HashMap<>();
-		headers.put(RetryHeaders.DUE, EPOCH_MILLIS);
-		assertThat(RetryHeaderValues.readState(headers, 4L, "orders")).isSameAs(RetryState.FIRST_DELIVERY);
+		assertThat(RetryHeaderValues.readState(Map.of(RetryHeaders.DUE, EPOCH_MILLIS), 4L, "orders"))
+			.isSameAs(RetryState.FIRST_DELIVERY);
 		assertThat(RetryHeaderValues.readState(Map.of(), null, "orders")).isSameAs(RetryState.FIRST_DELIVERY);
 	}
 
 	@Test
 	void garbageValuesForTheConsumingQueueGiveAZeroCountAndNoTimes() {
-		Map<String, Object> headers = new HashMap<>();
-		headers.put(RetryHeaders.QUEUE, "orders");
-		headers.put(RetryHeaders.FIRST_FAILURE, "yesterday");
-		headers.put(RetryHeaders.DUE, -42);
+		Map<String, Object> headers = Map.of(RetryHeaders.QUEUE, "orders", RetryHeaders.FIRST_FAILURE, "yesterday",
+				RetryHeaders.DUE, -42);
 		assertThat(RetryHeaderValues.readState(headers, "abc", "orders")).isEqualTo(new RetryState(0, null, null));
+	}
+
+	/**
+	 * The headers of a retry written for the given queue: its first failure and its due
+	 * time, 10 s later.
+	 */
+	private static Map<String, Object> writtenFor(String queue) {
+		return Map.of(RetryHeaders.QUEUE, queue, RetryHeaders.FIRST_FAILURE, EPOCH_MILLIS, RetryHeaders.DUE,
+				EPOCH_MILLIS + 10_000);
 	}
 
 }

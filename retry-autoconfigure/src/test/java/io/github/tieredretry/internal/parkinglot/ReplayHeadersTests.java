@@ -1,7 +1,6 @@
 package io.github.tieredretry.internal.parkinglot;
 
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 import com.rabbitmq.client.AMQP;
@@ -19,19 +18,14 @@ class ReplayHeadersTests {
 
 	@Test
 	void replayedMessageStartsAFreshRetryCycleAndRecordsTheReplay() {
-		Map<String, Object> headers = new LinkedHashMap<>();
-		headers.put(RetryHeaders.COUNT, 3L);
-		headers.put(RetryHeaders.QUEUE, "orders");
-		headers.put(RetryHeaders.DUE, 1L);
-		headers.put(RetryHeaders.FIRST_FAILURE, 2L);
-		headers.put(RetryHeaders.EXCEPTION, "java.lang.IllegalStateException");
-		headers.put(RetryHeaders.ERROR, "down");
-		headers.put(RetryHeaders.STACK_TRACE, "at Orders.on(Orders.java:1)");
-		headers.put(RetryHeaders.TIER, "1m");
-		headers.put(RetryHeaders.PARKED_REASON, "exhausted");
-		headers.put(RetryHeaders.PARKED_AT, 3L);
-		headers.put(RetryHeaders.ORIGINAL_EXPIRATION, "60000");
-		headers.put("tenant", "acme");
+		Map<String, Object> headers = Map.ofEntries(Map.entry(RetryHeaders.COUNT, 3L),
+				Map.entry(RetryHeaders.QUEUE, "orders"), Map.entry(RetryHeaders.DUE, 1L),
+				Map.entry(RetryHeaders.FIRST_FAILURE, 2L),
+				Map.entry(RetryHeaders.EXCEPTION, "java.lang.IllegalStateException"),
+				Map.entry(RetryHeaders.ERROR, "down"),
+				Map.entry(RetryHeaders.STACK_TRACE, "at Orders.on(Orders.java:1)"), Map.entry(RetryHeaders.TIER, "1m"),
+				Map.entry(RetryHeaders.PARKED_REASON, "exhausted"), Map.entry(RetryHeaders.PARKED_AT, 3L),
+				Map.entry(RetryHeaders.ORIGINAL_EXPIRATION, "60000"), Map.entry("tenant", "acme"));
 
 		AMQP.BasicProperties replayed = ReplayHeaders.replayProperties(properties(headers), NOW);
 

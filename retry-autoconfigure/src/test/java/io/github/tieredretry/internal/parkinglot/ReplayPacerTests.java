@@ -19,36 +19,17 @@ class ReplayPacerTests {
 
 	@Test
 	void theFirstPublishGoesAtOnceAndTheNextOnesOneIntervalApart() {
-		ReplayPacer pacer = new ReplayPacer(4, () -> this.now, this::waitFor);
-
-		for (int i = 0; i < 4; i++) {
-			assertThat(pacer.awaitTurn()).isTrue();
-		}
-
-		assertThat(this.waits).containsExactly(millis(250), millis(250), millis(250));
+		assertThat(waitsForPublishesTaking(4, 0, 0, 0, 0)).containsExactly(millis(250), millis(250), millis(250));
 	}
 
 	@Test
 	void timeSpentPublishingCountsTowardsTheInterval() {
-		ReplayPacer pacer = new ReplayPacer(10, () -> this.now, this::waitFor);
-
-		pacer.awaitTurn();
-		this.now += millis(30);
-		pacer.awaitTurn();
-
-		assertThat(this.waits).containsExactly(millis(70));
+		assertThat(waitsForPublishesTaking(10, 30, 0)).containsExactly(millis(70));
 	}
 
 	@Test
 	void aSlowPublishIsNotMadeUpForByABurst() {
-		ReplayPacer pacer = new ReplayPacer(10, () -> this.now, this::waitFor);
-
-		pacer.awaitTurn();
-		this.now += millis(1_000);
-		pacer.awaitTurn();
-		pacer.awaitTurn();
-
-		assertThat(this.waits).containsExactly(millis(100));
+		assertThat(waitsForPublishesTaking(10, 1_000, 0, 0)).containsExactly(millis(100));
 	}
 
 	@Test
@@ -57,6 +38,19 @@ class ReplayPacerTests {
 
 		assertThat(pacer.awaitTurn()).isTrue();
 		assertThat(pacer.awaitTurn()).isFalse();
+	}
+
+	/**
+	 * Paces one publish per given duration, each taking that long once its turn came, and
+	 * returns the waits the pacer asked for.
+	 */
+	private List<Long> waitsForPublishesTaking(int perSecond, long... publishMillis) {
+		ReplayPacer pacer = new ReplayPacer(perSecond, () -> this.now, this::waitFor);
+		for (long publish : publishMillis) {
+			assertThat(pacer.awaitTurn()).isTrue();
+			this.now += millis(publish);
+		}
+		return this.waits;
 	}
 
 	private boolean waitFor(long nanos) {
