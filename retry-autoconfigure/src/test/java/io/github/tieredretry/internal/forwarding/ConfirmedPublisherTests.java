@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.AlreadyClosedException;
@@ -22,6 +23,9 @@ import com.rabbitmq.client.ShutdownSignalException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.amqp.AmqpConnectException;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
@@ -65,6 +69,8 @@ class ConfirmedPublisherTests {
 
 	private final FakeChannels channels = new FakeChannels();
 
+	private final ConnectionFactory factory = this.channels.factory();
+
 	@AfterEach
 	void closeExecutors() {
 		this.executors.close(Duration.ZERO);
@@ -72,12 +78,10 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void brokerAckCompletesThePublishAndGivesItsChannelBackToTheCache() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("retry.delay", "orders");
 		FakeChannel channel = this.channels.awaitPublish(0);
 		assertThat(result).isNotDone();
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 
 		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
 		verify(channel.real).basicPublish(eq("retry.delay"), eq("orders"), eq(true), any(AMQP.BasicProperties.class),
@@ -91,9 +95,7 @@ class ConfirmedPublisherTests {
 	@Test
 	void confirmsOfOtherPublishesOnTheChannelSettleNothing() throws Exception {
 		this.channels.nextSequenceNumber = 7;
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("", "orders");
 		FakeChannel channel = this.channels.awaitPublish(0);
 		channel.confirms().handleAck(6, false);
 		channel.confirms().handleAck(6, true);
@@ -106,11 +108,9 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void brokerNackFailsThePublishAsNackedAndItsChannelIsNeverReused() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("", "orders");
 		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.confirms().handleNack(channel.sequenceNumber, false);
+		channel.nack();
 
 		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.NACKED);
 		assertThat(channel.awaitClose()).as("closed for good").isTrue();
@@ -118,13 +118,11 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void returnedPublishFailsAsReturnedWhenItsConfirmArrives() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("", "no-such-queue", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("", "no-such-queue");
 		FakeChannel channel = this.channels.awaitPublish(0);
 		channel.returns().handleReturn(312, "NO_ROUTE", "", "no-such-queue", PROPERTIES, BODY);
 		assertThat(result).as("settled by the confirm that follows the return").isNotDone();
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 
 		ForwardFailedException failure = failureOf(result);
 		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED);
@@ -134,7 +132,7 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void publishWithoutConfirmTimesOutOnTheTimerAndItsChannelIsClosedForGood() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMillis(200));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMillis(200));
 
 		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
@@ -143,23 +141,32 @@ class ConfirmedPublisherTests {
 		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.TIMEOUT);
 		assertThat(failure).hasMessageContaining("no confirm within 200 ms");
 		assertThat(channel.awaitClose()).as("a late confirm may still arrive on it").isTrue();
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 		assertThat(result).isCompletedExceptionally();
 	}
 
-	@Test
-	void channelClosedForAMissingExchangeFailsThePublishAsMissingExchange() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("channelCloses")
+	void channelClosedUnderThePublishFailsItWithTheKindOfTheClose(String close, ShutdownSignalException signal,
+			ForwardFailedException.Kind kind, String message) throws Exception {
+		CompletableFuture<Void> result = publish("retry.delay", "orders");
 		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.open = false;
-		channel.shutdowns().shutdownCompleted(channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'"));
+		channel.closedBy(signal);
 
 		ForwardFailedException failure = failureOf(result);
-		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
-		assertThat(failure).hasMessageContaining("no exchange 'retry.delay'");
+		assertThat(failure.getKind()).isEqualTo(kind);
+		assertThat(failure).hasMessageContaining(message);
 		assertThat(channel.awaitClose()).isTrue();
+	}
+
+	static Stream<Arguments> channelCloses() {
+		return Stream.of(
+				Arguments.of("closed for a missing exchange",
+						channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'"),
+						ForwardFailedException.Kind.MISSING_EXCHANGE, "no exchange 'retry.delay'"),
+				Arguments.of("lost connection",
+						connectionClose(AMQP.CONNECTION_FORCED, "CONNECTION_FORCED - broker forced connection closure"),
+						ForwardFailedException.Kind.PUBLISH_ERROR, "channel closed"));
 	}
 
 	@Test
@@ -171,13 +178,11 @@ class ConfirmedPublisherTests {
 			channel.open = false;
 			channel.closeReason = channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'");
 		};
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("retry.delay", "orders");
 
 		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
 		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 		assertThat(result).isCompletedExceptionally();
 	}
 
@@ -185,30 +190,10 @@ class ConfirmedPublisherTests {
 	void publishOnAChannelThatIsAlreadyClosedFailsWithTheReasonOfTheClose() throws Exception {
 		this.channels.publishFailure = new AlreadyClosedException(
 				channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'"));
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("retry.delay", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publish("retry.delay", "orders");
 
 		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
 		assertThat(this.channels.opened.get(0).awaitClose()).isTrue();
-	}
-
-	@Test
-	void lostConnectionFailsThePublishAsAPublishError() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
-
-		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
-		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.open = false;
-		AMQP.Connection.Close close = new AMQP.Connection.Close.Builder().replyCode(AMQP.CONNECTION_FORCED)
-			.replyText("CONNECTION_FORCED - broker forced connection closure")
-			.build();
-		channel.shutdowns().shutdownCompleted(new ShutdownSignalException(true, false, close, null));
-
-		ForwardFailedException failure = failureOf(result);
-		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
-		assertThat(failure).hasMessageContaining("channel closed");
-		assertThat(channel.awaitClose()).isTrue();
 	}
 
 	@Test
@@ -223,7 +208,7 @@ class ConfirmedPublisherTests {
 
 		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 		assertThat(second).succeedsWithin(Duration.ofSeconds(5));
 	}
 
@@ -234,14 +219,17 @@ class ConfirmedPublisherTests {
 		CompletableFuture<Void> first = publisher.publish("", "orders", PROPERTIES, BODY);
 		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
 		FakeChannel firstChannel = this.channels.awaitPublish(0);
-		await().during(Duration.ofMillis(300))
-			.atMost(Duration.ofSeconds(2))
-			.until(() -> this.channels.opened.size() == 1 && !second.isDone());
+		// The publisher thread takes publishes in order: once it ran a task submitted
+		// after both, the second has either taken a channel or is waiting for one.
+		assertThat(CompletableFuture.runAsync(() -> {
+		}, this.executors.publisher())).succeedsWithin(Duration.ofSeconds(5));
+		assertThat(this.channels.opened).hasSize(1);
+		assertThat(second).isNotDone();
 
-		firstChannel.confirms().handleAck(firstChannel.sequenceNumber, false);
+		firstChannel.ack();
 		FakeChannel secondChannel = this.channels.awaitPublish(1);
 		assertThat(firstChannel.awaitClose()).isFalse();
-		secondChannel.confirms().handleAck(secondChannel.sequenceNumber, false);
+		secondChannel.ack();
 
 		assertThat(first).succeedsWithin(Duration.ofSeconds(5));
 		assertThat(second).succeedsWithin(Duration.ofSeconds(5));
@@ -249,39 +237,34 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void whileTheBrokerBlocksPublishingPublishesAreHeldAndGoOutWhenItUnblocks() throws Exception {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
-		this.blockedState.handleBlocked("low on memory");
+		ConfirmedPublisher publisher = publisherWhileBlocked();
 
 		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
 		assertThat(publisher.isBlocked()).isTrue();
 		assertThat(result).isNotDone();
-		verify(factory, never()).createConnection();
+		verify(this.factory, never()).createConnection();
 
 		this.blockedState.handleUnblocked();
 		FakeChannel channel = this.channels.awaitPublish(0);
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		channel.ack();
 		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
 	}
 
 	@Test
 	void publishAndWaitFailsAtOnceAsBlockedWhileTheBrokerBlocksPublishing() {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
-		this.blockedState.handleBlocked("low on memory");
+		ConfirmedPublisher publisher = publisherWhileBlocked();
 
 		assertThatExceptionOfType(ForwardFailedException.class)
 			.isThrownBy(() -> publisher.publishAndWait("", "orders", PROPERTIES, BODY))
 			.satisfies((ex) -> assertThat(ex.getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED))
 			.withMessageContaining("low on memory");
-		verify(factory, never()).createConnection();
+		verify(this.factory, never()).createConnection();
 	}
 
 	@Test
 	void publishAndWaitFailsAsBlockedWhenTheBrokerBlocksBeforeItsPublishStartedAndNeverPublishesLater()
 			throws Exception {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMillis(500));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMillis(500));
 		CompletableFuture<Void> publisherThreadBusy = new CompletableFuture<>();
 		this.executors.publisher().execute(publisherThreadBusy::join);
 		AtomicReference<Throwable> thrown = new AtomicReference<>();
@@ -309,7 +292,7 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void publishAndWaitReturnsOnceTheBrokerConfirms() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMinutes(1));
 		this.channels.onPublish = (channel) -> channel.confirmLater();
 
 		publisher.publishAndWait("", "orders", PROPERTIES, BODY);
@@ -319,7 +302,7 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void publishAndWaitThrowsTheFailureOfThePublish() {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMinutes(1));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMinutes(1));
 		this.channels.onPublish = (channel) -> channel.nackLater();
 
 		assertThatExceptionOfType(ForwardFailedException.class)
@@ -329,38 +312,40 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void confirmTimeoutDoesNotRunOutWhileTheBrokerBlocksPublishing() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofMillis(300));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMillis(300));
 		// The broker blocks the connection right after the publish, well within the
 		// confirm timeout.
 		this.channels.onPublish = (channel) -> this.blockedState.handleBlocked("low on disk");
 
 		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
-		await().during(Duration.ofMillis(900)).atMost(Duration.ofSeconds(3)).until(() -> !result.isDone());
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		// The confirm timeout runs on the executors' timer, which runs its tasks in the
+		// order they fall due: once a task due three timeouts after the publish ran, the
+		// timeout ran out at least twice.
+		CompletableFuture<Void> threeTimeoutsLater = new CompletableFuture<>();
+		this.executors.schedule(() -> threeTimeoutsLater.complete(null), Duration.ofMillis(900), Runnable::run);
+		assertThat(threeTimeoutsLater).succeedsWithin(Duration.ofSeconds(3));
+		assertThat(result).isNotDone();
+		channel.ack();
 
 		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
 	}
 
 	@Test
 	void releasingHeldPublishesFailsThemAsBlockedAndPublishesNothing() {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
-		this.blockedState.handleBlocked("low on memory");
+		ConfirmedPublisher publisher = publisherWhileBlocked();
 		CompletableFuture<Void> held = publisher.publish("", "orders", PROPERTIES, BODY);
 
 		publisher.releaseHeld();
 
 		assertThat(failureOf(held).getKind()).isEqualTo(ForwardFailedException.Kind.BLOCKED);
 		this.blockedState.handleUnblocked();
-		verify(factory, never()).createConnection();
+		verify(this.factory, never()).createConnection();
 	}
 
 	@Test
 	void closedPublisherFailsHeldAndNewPublishesWithoutPublishing() {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
-		this.blockedState.handleBlocked("low on memory");
+		ConfirmedPublisher publisher = publisherWhileBlocked();
 		CompletableFuture<Void> held = publisher.publish("", "orders", PROPERTIES, BODY);
 
 		publisher.close();
@@ -371,18 +356,25 @@ class ConfirmedPublisherTests {
 		ForwardFailedException failure = failureOf(afterClose);
 		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
 		assertThat(failure).hasMessageContaining("the publisher is closed");
-		verify(factory, never()).createConnection();
+		verify(this.factory, never()).createConnection();
 	}
 
 	@Test
 	void closeWaitsForAPublishOnItsWayToBeSettled() throws Exception {
-		ConfirmedPublisher publisher = publisher(this.channels.factory(), Duration.ofSeconds(30));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofSeconds(30));
 		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
 
-		CompletableFuture<Void> closing = CompletableFuture.runAsync(publisher::close);
-		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> !closing.isDone());
-		channel.confirms().handleAck(channel.sequenceNumber, false);
+		CompletableFuture<Void> closing = new CompletableFuture<>();
+		Thread closer = new Thread(() -> {
+			publisher.close();
+			closing.complete(null);
+		});
+		closer.start();
+		// close() waits (timed, up to the confirm timeout) only for unsettled publishes.
+		await().atMost(Duration.ofSeconds(5)).until(() -> closer.getState() == Thread.State.TIMED_WAITING);
+		assertThat(closing).isNotDone();
+		channel.ack();
 
 		assertThat(closing).succeedsWithin(Duration.ofSeconds(5));
 		assertThat(result).succeedsWithin(Duration.ofSeconds(5));
@@ -390,14 +382,13 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void publishAfterTheExecutorsAreClosedFailsWithoutThrowing() {
-		ConnectionFactory factory = this.channels.factory();
-		ConfirmedPublisher publisher = publisher(factory, Duration.ofMinutes(1));
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMinutes(1));
 		this.executors.close(Duration.ZERO);
 
 		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
 
 		assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
-		verify(factory, never()).createConnection();
+		verify(this.factory, never()).createConnection();
 	}
 
 	@Test
@@ -410,16 +401,31 @@ class ConfirmedPublisherTests {
 
 	@Test
 	void otherClosesAndFailuresAreAPublishError() {
-		AMQP.Connection.Close connectionNotFound = new AMQP.Connection.Close.Builder().replyCode(AMQP.NOT_FOUND)
-			.replyText("NOT_FOUND")
-			.build();
 		assertThat(ConfirmedPublisher.errorKind(channelClose(AMQP.PRECONDITION_FAILED, "PRECONDITION_FAILED")))
 			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
-		assertThat(ConfirmedPublisher.errorKind(new ShutdownSignalException(true, false, connectionNotFound, null)))
+		assertThat(ConfirmedPublisher.errorKind(connectionClose(AMQP.NOT_FOUND, "NOT_FOUND")))
 			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
 		assertThat(ConfirmedPublisher.errorKind(new IOException("connection reset")))
 			.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
 		assertThat(ConfirmedPublisher.errorKind(null)).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+	}
+
+	/**
+	 * Publishes the test message to the given exchange and routing key through a
+	 * publisher of its own, with a confirm timeout of a minute.
+	 */
+	private CompletableFuture<Void> publish(String exchange, String routingKey) {
+		return publisher(this.factory, Duration.ofMinutes(1)).publish(exchange, routingKey, PROPERTIES, BODY);
+	}
+
+	/**
+	 * A publisher on {@link #factory} (confirm timeout of a minute) while the broker
+	 * blocks publishing for low memory.
+	 */
+	private ConfirmedPublisher publisherWhileBlocked() {
+		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMinutes(1));
+		this.blockedState.handleBlocked("low on memory");
+		return publisher;
 	}
 
 	private ConfirmedPublisher publisher(ConnectionFactory connectionFactory, Duration confirmTimeout) {
@@ -429,6 +435,13 @@ class ConfirmedPublisherTests {
 	private static ShutdownSignalException channelClose(int replyCode, String replyText) {
 		AMQP.Channel.Close close = new AMQP.Channel.Close.Builder().replyCode(replyCode).replyText(replyText).build();
 		return new ShutdownSignalException(false, false, close, null);
+	}
+
+	private static ShutdownSignalException connectionClose(int replyCode, String replyText) {
+		AMQP.Connection.Close close = new AMQP.Connection.Close.Builder().replyCode(replyCode)
+			.replyText(replyText)
+			.build();
+		return new ShutdownSignalException(true, false, close, null);
 	}
 
 	private static ForwardFailedException failureOf(CompletableFuture<Void> result) {
@@ -575,6 +588,29 @@ class ConfirmedPublisherTests {
 		}
 
 		/**
+		 * The channel closes (the broker closed it, or its connection) and tells its
+		 * shutdown listener.
+		 */
+		void closedBy(ShutdownSignalException signal) {
+			this.open = false;
+			shutdowns().shutdownCompleted(signal);
+		}
+
+		/**
+		 * The broker's confirm of this channel's publish.
+		 */
+		void ack() throws IOException {
+			confirms().handleAck(this.sequenceNumber, false);
+		}
+
+		/**
+		 * The broker's nack of this channel's publish.
+		 */
+		void nack() throws IOException {
+			confirms().handleNack(this.sequenceNumber, false);
+		}
+
+		/**
 		 * A confirm from the broker, after the publish has returned (as from the
 		 * connection's I/O thread).
 		 */
@@ -590,10 +626,10 @@ class ConfirmedPublisherTests {
 			try {
 				await().atMost(Duration.ofSeconds(5)).until(this.published::isDone);
 				if (ack) {
-					confirms().handleAck(this.sequenceNumber, false);
+					ack();
 				}
 				else {
-					confirms().handleNack(this.sequenceNumber, false);
+					nack();
 				}
 			}
 			catch (IOException ex) {
