@@ -32,10 +32,8 @@ class QueueArgumentsConflictExceptionTests {
 
 	@Test
 	void queueDeclaredForTheBrokerAndStartedOnTheTiersNamesTheArgumentTheBackendAndTheCommands() {
-		QueueArgumentsConflictException conflict = new QueueArgumentsConflictException(
-				List.of(onOrders(QUORUM, "x-delayed-retry-type",
-						"received none but current is the value 'failed' of type 'longstr'", ON_THE_TIERS)),
-				"/");
+		QueueArgumentsConflictException conflict = delayedRetryTypeConflict(QUORUM,
+				"received none but current is the value 'failed' of type 'longstr'", ON_THE_TIERS);
 
 		assertThat(conflict.getConflicts()).singleElement()
 			.extracting(Conflict::difference)
@@ -61,10 +59,8 @@ class QueueArgumentsConflictExceptionTests {
 
 	@Test
 	void argumentsAddedToAQueueThatExistsWithoutThemAreShownSortedWithTheWayBack() {
-		QueueArgumentsConflictException conflict = new QueueArgumentsConflictException(
-				List.of(onOrders(DELAYED_RETRY, "x-delayed-retry-type",
-						"received the value 'failed' of type 'longstr' but current is none", ON_THE_BROKER)),
-				"/");
+		QueueArgumentsConflictException conflict = delayedRetryTypeConflict(DELAYED_RETRY,
+				"received the value 'failed' of type 'longstr' but current is none", ON_THE_BROKER);
 
 		assertThat(conflict.getProblem())
 			.contains("argument 'x-delayed-retry-type': the queue has none; this application declares 'failed'")
@@ -114,6 +110,16 @@ class QueueArgumentsConflictExceptionTests {
 
 	private static Difference difference(String values) {
 		return onOrders(QUORUM, "x-delayed-retry-min", values, ON_THE_TIERS).difference();
+	}
+
+	/**
+	 * The refusal of queue 'orders' on virtual host '/' over its argument
+	 * {@code x-delayed-retry-type}, with the given values.
+	 */
+	private static QueueArgumentsConflictException delayedRetryTypeConflict(Map<String, Object> declared, String values,
+			Consumer consumer) {
+		return new QueueArgumentsConflictException(
+				List.of(onOrders(declared, "x-delayed-retry-type", values, consumer)), "/");
 	}
 
 	/**

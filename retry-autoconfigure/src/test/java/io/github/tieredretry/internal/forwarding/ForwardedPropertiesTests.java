@@ -64,18 +64,12 @@ class ForwardedPropertiesTests {
 	@Test
 	void absentPropertiesStayAbsent() {
 		AMQP.BasicProperties forwarded = ForwardedProperties.of(new AMQP.BasicProperties(), NO_CHANGES);
-		assertThat(forwarded.getContentType()).isNull();
-		assertThat(forwarded.getContentEncoding()).isNull();
-		assertThat(forwarded.getPriority()).isNull();
-		assertThat(forwarded.getCorrelationId()).isNull();
-		assertThat(forwarded.getReplyTo()).isNull();
-		assertThat(forwarded.getMessageId()).isNull();
-		assertThat(forwarded.getTimestamp()).isNull();
-		assertThat(forwarded.getType()).isNull();
-		assertThat(forwarded.getUserId()).isNull();
-		assertThat(forwarded.getAppId()).isNull();
-		assertThat(forwarded.getClusterId()).isNull();
-		assertThat(forwarded.getExpiration()).isNull();
+		assertThat(forwarded).extracting(AMQP.BasicProperties::getContentType, AMQP.BasicProperties::getContentEncoding,
+				AMQP.BasicProperties::getPriority, AMQP.BasicProperties::getCorrelationId,
+				AMQP.BasicProperties::getReplyTo, AMQP.BasicProperties::getMessageId,
+				AMQP.BasicProperties::getTimestamp, AMQP.BasicProperties::getType, AMQP.BasicProperties::getUserId,
+				AMQP.BasicProperties::getAppId, AMQP.BasicProperties::getClusterId, AMQP.BasicProperties::getExpiration)
+			.containsOnlyNulls();
 		assertThat(forwarded.getHeaders()).isEmpty();
 	}
 

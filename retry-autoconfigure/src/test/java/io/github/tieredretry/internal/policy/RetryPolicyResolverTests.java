@@ -19,16 +19,14 @@ class RetryPolicyResolverTests {
 	@Test
 	void unsetFieldsTakeTheBuiltInDefaults() {
 		EffectiveRetryPolicy policy = RetryPolicyResolver.resolve(PolicyLayer.EMPTY, PolicyLayer.EMPTY);
-		assertThat(policy.maxRetries()).isEqualTo(5);
-		assertThat(policy.delays()).isEmpty();
-		assertThat(policy.initialInterval()).isEqualTo(Duration.ofSeconds(1));
-		assertThat(policy.multiplier()).isEqualTo(2.0);
-		assertThat(policy.maxInterval()).isEqualTo(Duration.ofHours(1));
-		assertThat(policy.immediateRetries()).isZero();
-		assertThat(policy.timeout()).isNull();
-		assertThat(policy.retryOn()).isEmpty();
-		assertThat(policy.noRetryOn()).isEmpty();
-		assertThat(policy.jitter()).isZero();
+		assertThat(policy)
+			.extracting(EffectiveRetryPolicy::maxRetries, EffectiveRetryPolicy::delays,
+					EffectiveRetryPolicy::initialInterval, EffectiveRetryPolicy::multiplier,
+					EffectiveRetryPolicy::maxInterval, EffectiveRetryPolicy::immediateRetries,
+					EffectiveRetryPolicy::timeout, EffectiveRetryPolicy::retryOn, EffectiveRetryPolicy::noRetryOn,
+					EffectiveRetryPolicy::jitter)
+			.containsExactly(5, List.of(), Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null, List.of(),
+					List.of(), 0.0);
 	}
 
 	@Test
