@@ -1,12 +1,16 @@
 package io.github.tieredretry.autoconfigure;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
+import org.assertj.core.api.AbstractThrowableAssert;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -23,11 +27,10 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 	void userPublisherConnectionFactoryReplacesOurs() {
 		this.contextRunner.withUserConfiguration(UserPublisherConnectionFactoryConfiguration.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			CachingConnectionFactory publisher = context
-				.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+			CachingConnectionFactory publisher = publisherOf(context);
 			assertThat(publisher.getHost()).isEqualTo("publisher.example.com");
 			// The application's own connection factory is still Spring Boot's.
-			assertThat(context.getBean("rabbitConnectionFactory")).isNotSameAs(publisher);
+			assertThat(applicationOf(context)).isNotSameAs(publisher);
 		});
 	}
 
@@ -35,8 +38,7 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 	void customizersRunInOrderAfterTheStartersSettings() {
 		this.contextRunner.withUserConfiguration(OrderedCustomizers.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			CachingConnectionFactory publisher = context
-				.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+			CachingConnectionFactory publisher = publisherOf(context);
 			// 40, then doubled: the @Order(1) customizer ran first.
 			assertThat(publisher.getChannelCacheSize()).isEqualTo(80);
 			// It saw the starter's settings already applied.
@@ -47,26 +49,18 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 
 	@Test
 	void customizerThatTurnsConfirmsOffFailsStartup() {
-		this.contextRunner
-			.withBean(RetryPublisherConnectionFactoryCustomizer.class,
-					() -> (factory) -> factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.NONE))
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
-				.hasMessageContaining("SIMPLE")
-				.hasMessageContaining("RetryPublisherConnectionFactoryCustomizer"));
+		assertThatStartupFailure(
+				withCustomizer((factory) -> factory.setPublisherConfirmType(CachingConnectionFactory.ConfirmType.NONE)))
+			.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
+			.hasMessageContaining("SIMPLE")
+			.hasMessageContaining("RetryPublisherConnectionFactoryCustomizer");
 	}
 
 	@Test
 	void customizerThatOpensAConnectionPerForwardFailsStartup() {
-		this.contextRunner
-			.withBean(RetryPublisherConnectionFactoryCustomizer.class,
-					() -> (factory) -> factory.setCacheMode(CachingConnectionFactory.CacheMode.CONNECTION))
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("cache mode CHANNEL"));
+		assertThatStartupFailure(
+				withCustomizer((factory) -> factory.setCacheMode(CachingConnectionFactory.CacheMode.CONNECTION)))
+			.hasMessageContaining("cache mode CHANNEL");
 	}
 
 	@Test
@@ -76,8 +70,7 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 				.withPropertyValues("spring.rabbitmq.publisher-confirm-type=" + confirmType,
 						"spring.rabbitmq.publisher-returns=true")
 				.run((context) -> {
-					CachingConnectionFactory publisher = context.getBean(
-							TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+					CachingConnectionFactory publisher = publisherOf(context);
 					assertThat(publisher.isSimplePublisherConfirms()).as(confirmType).isTrue();
 					assertThat(publisher.isPublisherConfirms()).as(confirmType).isFalse();
 					// Returns are handled on the channel itself, per publish.
@@ -89,8 +82,7 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 	@Test
 	void applicationConnectionFactoryKeepsTheApplicationsConfirmType() {
 		this.contextRunner.withPropertyValues("spring.rabbitmq.publisher-confirm-type=correlated").run((context) -> {
-			CachingConnectionFactory application = context.getBean("rabbitConnectionFactory",
-					CachingConnectionFactory.class);
+			CachingConnectionFactory application = applicationOf(context);
 			assertThat(application.isPublisherConfirms()).isTrue();
 			assertThat(application.isSimplePublisherConfirms()).isFalse();
 		});
@@ -98,22 +90,18 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 
 	@Test
 	void userDefinedPublisherConnectionFactoryWithoutSimpleConfirmsFailsStartup() {
-		this.contextRunner.withUserConfiguration(UnconfirmedPublisherConnectionFactoryConfiguration.class)
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
-				.hasMessageContaining("SIMPLE"));
+		assertThatStartupFailure(
+				this.contextRunner.withUserConfiguration(UnconfirmedPublisherConnectionFactoryConfiguration.class))
+			.hasMessageContaining(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY)
+			.hasMessageContaining("SIMPLE");
 	}
 
 	@Test
 	void publisherConnectionFactoryConnectsToTheApplicationsBrokerOnAConnectionOfItsOwn() {
 		this.contextRunner.withPropertyValues("spring.rabbitmq.virtual-host=/orders", "spring.rabbitmq.username=shop")
 			.run((context) -> {
-				CachingConnectionFactory application = context.getBean("rabbitConnectionFactory",
-						CachingConnectionFactory.class);
-				CachingConnectionFactory publisher = context
-					.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY, CachingConnectionFactory.class);
+				CachingConnectionFactory application = applicationOf(context);
+				CachingConnectionFactory publisher = publisherOf(context);
 				assertThat(publisher).isNotSameAs(application);
 				assertThat(publisher.getHost()).isEqualTo(application.getHost());
 				assertThat(publisher.getPort()).isEqualTo(UNREACHABLE_PORT);
@@ -131,6 +119,39 @@ class PublisherConnectionFactoriesTests extends AutoConfigurationTestSupport {
 			assertThat(context.getBean(ConnectionFactory.class)).isSameAs(application);
 			assertThat(context.getBean(RabbitTemplate.class).getConnectionFactory()).isSameAs(application);
 		});
+	}
+
+	/**
+	 * The connection factory the starter forwards on.
+	 */
+	private static CachingConnectionFactory publisherOf(ApplicationContext context) {
+		return context.getBean(TieredRetryAutoConfiguration.PUBLISHER_CONNECTION_FACTORY,
+				CachingConnectionFactory.class);
+	}
+
+	/**
+	 * The application's own connection factory: Spring Boot's.
+	 */
+	private static CachingConnectionFactory applicationOf(ApplicationContext context) {
+		return context.getBean("rabbitConnectionFactory", CachingConnectionFactory.class);
+	}
+
+	private ApplicationContextRunner withCustomizer(RetryPublisherConnectionFactoryCustomizer customizer) {
+		return this.contextRunner.withBean(RetryPublisherConnectionFactoryCustomizer.class, () -> customizer);
+	}
+
+	/**
+	 * Starts the application, asserts that it failed, and returns the assertion on the
+	 * root cause.
+	 */
+	private static AbstractThrowableAssert<?, ? extends Throwable> assertThatStartupFailure(
+			ApplicationContextRunner runner) {
+		AtomicReference<Throwable> failure = new AtomicReference<>();
+		runner.run((context) -> {
+			assertThat(context).hasFailed();
+			failure.set(context.getStartupFailure());
+		});
+		return assertThat(failure.get()).rootCause();
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.ResultActions;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 
 import static org.mockito.BDDMockito.given;
@@ -40,10 +41,7 @@ class RetryConsoleControllerTests {
 		given(this.overview.changeBreaker("OrderListener#onOrder", "open")).willReturn(new RetryOverview.Breaker(
 				"forced-open", Instant.parse("2026-11-24T03:00:00Z"), null, null, 80, 20, 20, "10s", 2));
 
-		this.mvc
-			.perform(post("/retry-console/api/breaker").contentType(MediaType.APPLICATION_JSON)
-				.content("{\"listener\":\"OrderListener#onOrder\",\"state\":\"open\"}"))
-			.andExpect(status().isOk())
+		postBreaker("{\"listener\":\"OrderListener#onOrder\",\"state\":\"open\"}").andExpect(status().isOk())
 			.andExpect(jsonPath("$.state").value("forced-open"));
 	}
 
@@ -53,10 +51,7 @@ class RetryConsoleControllerTests {
 			.given(this.overview)
 			.changeBreaker("x", "open");
 
-		this.mvc
-			.perform(post("/retry-console/api/breaker").contentType(MediaType.APPLICATION_JSON)
-				.content("{\"listener\":\"x\",\"state\":\"open\"}"))
-			.andExpect(status().isNotFound())
+		postBreaker("{\"listener\":\"x\",\"state\":\"open\"}").andExpect(status().isNotFound())
 			.andExpect(jsonPath("$.message").value("No listener with a circuit breaker is named or consumes 'x'"));
 	}
 
@@ -65,13 +60,10 @@ class RetryConsoleControllerTests {
 		willThrow(new IllegalArgumentException("state must be 'open' or 'closed'")).given(this.overview)
 			.changeBreaker("OrderListener#onOrder", "half-open");
 
-		this.mvc
-			.perform(post("/retry-console/api/breaker").contentType(MediaType.APPLICATION_JSON)
-				.content("{\"listener\":\"OrderListener#onOrder\",\"state\":\"half-open\"}"))
+		postBreaker("{\"listener\":\"OrderListener#onOrder\",\"state\":\"half-open\"}")
 			.andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message").value("state must be 'open' or 'closed'"));
-		this.mvc.perform(post("/retry-console/api/breaker").contentType(MediaType.APPLICATION_JSON).content("{}"))
-			.andExpect(status().isBadRequest())
+		postBreaker("{}").andExpect(status().isBadRequest())
 			.andExpect(jsonPath("$.message").value("listener is required"));
 	}
 
@@ -79,6 +71,14 @@ class RetryConsoleControllerTests {
 	void withoutABodyNothingIsChanged() throws Exception {
 		this.mvc.perform(post("/retry-console/api/breaker")).andExpect(status().isBadRequest());
 		verifyNoInteractions(this.overview);
+	}
+
+	/**
+	 * Posts a breaker change with the given JSON body to the console's API.
+	 */
+	private ResultActions postBreaker(String json) throws Exception {
+		return this.mvc
+			.perform(post("/retry-console/api/breaker").contentType(MediaType.APPLICATION_JSON).content(json));
 	}
 
 }

@@ -117,10 +117,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void peekByQueueLooksNoFurtherThanItNeeds() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("p1", "payments", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("o2", "orders", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("o3", "orders", "exhausted", "E", "x"));
+		parkExhausted("o1", "p1", "o2", "o3");
 
 		PeekResult result = service(this::recordReplay).peek("orders", 2);
 
@@ -131,9 +128,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void resultThatStoppedAtTheScanLimitSaysItIsPartial() {
-		for (int i = 1; i <= 5; i++) {
-			this.parkingLot.park(parked("p" + i, "payments", "exhausted", "E", "x"));
-		}
+		parkNumbered("p", "payments", 5);
 
 		PeekResult peek = service(this::recordReplay).peek(ParkedMessageFilter.forQueue("orders"), 10, 3);
 
@@ -183,7 +178,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void purgeWithoutFilterIsRefusedUnlessAllIsSaid() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
+		parkExhausted("o1");
 		ParkingLotService service = service(this::recordReplay);
 
 		assertThatExceptionOfType(ParkingLotRequestException.class)
@@ -200,10 +195,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void purgeByFilterRemovesOnlyMatchingMessagesAndKeepsTheOthersInOrder() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("p1", "payments", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("o2", "orders", "exhausted", "E", "x"));
-		this.parkingLot.park(parked("p2", "payments", "exhausted", "E", "x"));
+		parkExhausted("o1", "p1", "o2", "p2");
 
 		long purged = service(this::recordReplay).purge("orders");
 
@@ -214,9 +206,9 @@ class ParkingLotServiceTests {
 
 	@Test
 	void dryRunsSayWhatWouldHappenAndChangeNothing() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
+		parkExhausted("o1");
 		this.parkingLot.park(parked("u1", null, "unroutable", null, null));
-		this.parkingLot.park(parked("o2", "orders", "exhausted", "E", "x"));
+		parkExhausted("o2");
 		ParkingLotService service = service(this::recordReplay);
 
 		PurgeResult purge = service
@@ -260,7 +252,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void messageWhoseOriginQueueIsGoneStaysParkedWithThatReason() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
+		parkExhausted("o1");
 		Replayer returned = (queue, properties, body) -> {
 			throw new ForwardFailedException(ForwardFailedException.Kind.RETURNED, "312 NO_ROUTE");
 		};
@@ -277,24 +269,20 @@ class ParkingLotServiceTests {
 
 	@Test
 	void onlyOneReplayRunsAtATimeAndTheNextMayStartOnceItEnded() throws Exception {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
-		CountDownLatch publishing = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
-		ParkingLotService service = service((queue, properties, body) -> {
-			publishing.countDown();
-			awaitQuietly(release);
-		});
+		parkExhausted("o1");
+		Hold hold = new Hold();
+		ParkingLotService service = service(holding(hold));
 
 		assertThat(service.replayStatus()).isNull();
 		ReplayStatus started = service.startReplay(ParkedMessageFilter.ALL, null);
 		assertThat(started.running()).isTrue();
-		assertThat(publishing.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(hold.publishing().await(5, TimeUnit.SECONDS)).isTrue();
 		assertThatExceptionOfType(ReplayInProgressException.class)
 			.isThrownBy(() -> service.replayMatching(ParkedMessageFilter.ALL, null));
 		assertThatExceptionOfType(ReplayInProgressException.class)
 			.isThrownBy(() -> service.startReplay(ParkedMessageFilter.ALL, null));
 
-		release.countDown();
+		hold.release().countDown();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !service.replayStatus().running());
 		ReplayStatus ended = service.replayStatus();
 		assertThat(ended.id()).isEqualTo(started.id());
@@ -305,21 +293,14 @@ class ParkingLotServiceTests {
 
 	@Test
 	void stoppedReplayLeavesEverythingItDidNotMoveParked() throws Exception {
-		for (int i = 1; i <= 4; i++) {
-			this.parkingLot.park(parked("o" + i, "orders", "exhausted", "E", "x"));
-		}
-		CountDownLatch firstPublished = new CountDownLatch(1);
-		CountDownLatch stopped = new CountDownLatch(1);
-		ParkingLotService service = service((queue, properties, body) -> {
-			recordReplay(queue, properties, body);
-			firstPublished.countDown();
-			awaitQuietly(stopped);
-		});
+		parkExhausted("o1", "o2", "o3", "o4");
+		Hold hold = new Hold();
+		ParkingLotService service = service(holding(hold));
 
 		service.startReplay(ParkedMessageFilter.ALL, null);
-		assertThat(firstPublished.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(hold.publishing().await(5, TimeUnit.SECONDS)).isTrue();
 		service.stopReplay();
-		stopped.countDown();
+		hold.release().countDown();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !service.replayStatus().running());
 
 		ReplayStatus status = service.replayStatus();
@@ -331,27 +312,20 @@ class ParkingLotServiceTests {
 
 	@Test
 	void peekDuringABackgroundReplayWaitsForThePassInProgressNotForTheWholeReplay() throws Exception {
-		for (int i = 1; i <= 50; i++) {
-			this.parkingLot.park(parked("o" + i, "orders", "exhausted", "E", "x"));
-		}
-		CountDownLatch firstPublishing = new CountDownLatch(1);
-		CountDownLatch release = new CountDownLatch(1);
+		parkNumbered("o", "orders", 50);
+		Hold hold = new Hold();
 		// One message per pass: the replay thread ends a pass and at once starts the
 		// next, forty-nine times.
-		ParkingLotService service = service((queue, properties, body) -> {
-			recordReplay(queue, properties, body);
-			firstPublishing.countDown();
-			awaitQuietly(release);
-		}, new ReplaySettings(1_000_000, 1));
+		ParkingLotService service = service(holding(hold), new ReplaySettings(1_000_000, 1));
 		service.startReplay(ParkedMessageFilter.ALL, null);
-		assertThat(firstPublishing.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(hold.publishing().await(5, TimeUnit.SECONDS)).isTrue();
 
 		AtomicReference<PeekResult> peeked = new AtomicReference<>();
 		Thread peeker = new Thread(() -> peeked.set(service.peek(null, 100)), "peeker");
 		peeker.start();
 		// The peek waits for the pass in progress, which holds the first message.
 		await().atMost(Duration.ofSeconds(5)).until(() -> peeker.getState() == Thread.State.WAITING);
-		release.countDown();
+		hold.release().countDown();
 		peeker.join(TimeUnit.SECONDS.toMillis(5));
 
 		assertThat(peeked.get()).as("peek ended").isNotNull();
@@ -366,7 +340,7 @@ class ParkingLotServiceTests {
 
 	@Test
 	void replayThatFailsUnexpectedlyIsReportedAsFailedLosesNothingAndLetsTheNextOneStart() {
-		this.parkingLot.park(parked("o1", "orders", "exhausted", "E", "x"));
+		parkExhausted("o1");
 		ParkingLotService service = service((queue, properties, body) -> {
 			throw new IllegalStateException("replayer bug");
 		});
@@ -407,6 +381,38 @@ class ParkingLotServiceTests {
 		this.log.add("publish " + properties.getMessageId());
 	}
 
+	/**
+	 * A replayer that records each publish, tells that the first one started and holds
+	 * every one until released.
+	 */
+	private Replayer holding(Hold hold) {
+		return (queue, properties, body) -> {
+			recordReplay(queue, properties, body);
+			hold.publishing().countDown();
+			awaitQuietly(hold.release());
+		};
+	}
+
+	/**
+	 * Parks the given messages as exhausted, in order: the ids of messages of queue
+	 * 'orders' start with "o", those of 'payments' with "p".
+	 */
+	private void parkExhausted(String... ids) {
+		for (String id : ids) {
+			this.parkingLot.park(parked(id, id.startsWith("o") ? "orders" : "payments", "exhausted", "E", "x"));
+		}
+	}
+
+	/**
+	 * Parks the given number of messages of a queue as exhausted, with the ids prefix1,
+	 * prefix2, ...
+	 */
+	private void parkNumbered(String idPrefix, String queue, int count) {
+		for (int i = 1; i <= count; i++) {
+			this.parkingLot.park(parked(idPrefix + i, queue, "exhausted", "E", "x"));
+		}
+	}
+
 	private static void awaitQuietly(CountDownLatch latch) {
 		try {
 			latch.await(10, TimeUnit.SECONDS);
@@ -414,6 +420,18 @@ class ParkingLotServiceTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
+	}
+
+	/**
+	 * Latches around a held replay: the first publish started, and the release of every
+	 * publish.
+	 */
+	private record Hold(CountDownLatch publishing, CountDownLatch release) {
+
+		Hold() {
+			this(new CountDownLatch(1), new CountDownLatch(1));
+		}
+
 	}
 
 	private static AMQP.BasicProperties parked(String id, @Nullable String queue, String reason,
