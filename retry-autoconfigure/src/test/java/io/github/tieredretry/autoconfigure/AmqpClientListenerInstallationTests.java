@@ -100,6 +100,32 @@ class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 					"a listener of the RabbitMQ AMQP 1.0 client must consume exactly one queue", "Give it one queue"));
 	}
 
+	@Test
+	void amqpClientListenerWithABreakerFailsStartupNamingTheAnnotationAttributeOrThePropertyThatTurnsItOff() {
+		String unsupported = "circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client";
+		this.amqpClientRunner.withUserConfiguration(BreakerListener.class)
+			.run(failsWith("BreakerListener#onOrder", unsupported,
+					"Give it @RetryableListener(breaker = Breaker.OFF) instead of Breaker.ON, or give it an AMQP "
+							+ "0-9-1 container factory (Spring Boot's default)."));
+		this.amqpClientRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
+			.withUserConfiguration(PlainListener.class)
+			.run(failsWith("PlainListener#onOrder", unsupported,
+					"Give it @RetryableListener(breaker = Breaker.OFF), or set retry.defaults.breaker.enabled=false, "
+							+ "or give it an AMQP 0-9-1 container factory"));
+		this.amqpClientRunner.withPropertyValues("retry.policies.payments.breaker.enabled=true")
+			.withUserConfiguration(PolicyListener.class)
+			.run(failsWith("PolicyListener#onOrder", unsupported, "Give it @RetryableListener(breaker = "
+					+ "Breaker.OFF), or set retry.policies.payments.breaker.enabled=false, or give it"));
+		// What the fix says works: the annotation attribute, and the property.
+		this.amqpClientRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
+			.withUserConfiguration(BreakerOffListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+		this.amqpClientRunner
+			.withPropertyValues("retry.defaults.breaker.enabled=true", "retry.policies.payments.breaker.enabled=false")
+			.withUserConfiguration(PolicyListener.class)
+			.run((context) -> assertThat(context).hasNotFailed());
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	static class BatchFactoryConfiguration {
 
@@ -125,6 +151,24 @@ class AmqpClientListenerInstallationTests extends AutoConfigurationTestSupport {
 
 		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
 		@RetryableListener(breaker = Breaker.ON)
+		void onOrder(Message message) {
+		}
+
+	}
+
+	static class BreakerOffListener {
+
+		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
+		@RetryableListener(breaker = Breaker.OFF)
+		void onOrder(Message message) {
+		}
+
+	}
+
+	static class PolicyListener {
+
+		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
+		@RetryableListener(policy = "payments")
 		void onOrder(Message message) {
 		}
 

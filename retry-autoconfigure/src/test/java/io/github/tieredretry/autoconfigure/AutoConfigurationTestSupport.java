@@ -82,6 +82,15 @@ abstract class AutoConfigurationTestSupport {
 	}
 
 	/**
+	 * The simple name of the class of the container's message listener:
+	 * {@code RetryingMessageListener} or {@code RetryingBatchMessageListener} where the
+	 * starter wrapped it.
+	 */
+	static String listenerTypeOf(AssertableApplicationContext context, String id) {
+		return listenerOf(context, id).getClass().getSimpleName();
+	}
+
+	/**
 	 * What the admin declares once the topology has been checked against the broker.
 	 */
 	static RetryDeclarables checked(AssertableApplicationContext context) {

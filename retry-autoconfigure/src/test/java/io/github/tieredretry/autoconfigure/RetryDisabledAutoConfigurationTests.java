@@ -47,8 +47,7 @@ class RetryDisabledAutoConfigurationTests extends AutoConfigurationTestSupport {
 			.withUserConfiguration(OrderListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(listenerOf(context, "orders").getClass().getSimpleName())
-					.isNotEqualTo("RetryingMessageListener");
+				assertThat(listenerTypeOf(context, "orders")).isNotEqualTo("RetryingMessageListener");
 			});
 	}
 

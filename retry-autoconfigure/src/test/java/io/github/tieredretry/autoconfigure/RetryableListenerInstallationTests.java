@@ -3,16 +3,12 @@ package io.github.tieredretry.autoconfigure;
 import java.time.Duration;
 import java.util.List;
 
-import io.github.tieredretry.annotation.Breaker;
-import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.listener.RetryableListenerInfo;
 import io.github.tieredretry.listener.RetryableListenerRegistry;
-import io.github.tieredretry.testsupport.AmqpClientBeans;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.amqp.core.MessageProperties;
-import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.batch.BatchingStrategy;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
@@ -34,8 +30,8 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	void retryableListenerIsWrappedAndUnannotatedListenerIsUntouched() {
 		this.contextRunner.withUserConfiguration(OrderListener.class, PlainListener.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(listenerOf(context, "orders").getClass().getSimpleName()).isEqualTo("RetryingMessageListener");
-			assertThat(listenerOf(context, "plain").getClass().getSimpleName()).isNotEqualTo("RetryingMessageListener");
+			assertThat(listenerTypeOf(context, "orders")).isEqualTo("RetryingMessageListener");
+			assertThat(listenerTypeOf(context, "plain")).isNotEqualTo("RetryingMessageListener");
 			List<RetryableListenerInfo> listeners = context.getBean(RetryableListenerRegistry.class).listeners();
 			assertThat(listeners).singleElement().satisfies((info) -> {
 				assertThat(info.listener()).isEqualTo("AutoConfigurationTestSupport.OrderListener#onOrder");
@@ -81,8 +77,7 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 			.withUserConfiguration(OrderListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(listenerOf(context, "orders").getClass().getSimpleName())
-					.isEqualTo("RetryingMessageListener");
+				assertThat(listenerTypeOf(context, "orders")).isEqualTo("RetryingMessageListener");
 			});
 	}
 
@@ -314,8 +309,7 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	void batchListenerIsWrappedByTheBatchWrapper() {
 		this.contextRunner.withUserConfiguration(BatchListener.class).run((context) -> {
 			assertThat(context).hasNotFailed();
-			assertThat(listenerOf(context, "batch").getClass().getSimpleName())
-				.isEqualTo("RetryingBatchMessageListener");
+			assertThat(listenerTypeOf(context, "batch")).isEqualTo("RetryingBatchMessageListener");
 		});
 	}
 
@@ -327,8 +321,7 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 			.withUserConfiguration(ConsumerBatchListener.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				assertThat(listenerOf(context, "consumer-batch").getClass().getSimpleName())
-					.isEqualTo("RetryingBatchMessageListener");
+				assertThat(listenerTypeOf(context, "consumer-batch")).isEqualTo("RetryingBatchMessageListener");
 				SimpleMessageListenerContainer container = (SimpleMessageListenerContainer) context
 					.getBean(RabbitListenerEndpointRegistry.class)
 					.getListenerContainer("consumer-batch");
@@ -416,68 +409,6 @@ class RetryableListenerInstallationTests extends AutoConfigurationTestSupport {
 	void listenerOfAFinalContainerFactoryFailsStartupInsteadOfRunningWithoutRetries() {
 		this.contextRunner.withUserConfiguration(FinalFactoryConfiguration.class, FinalFactoryListener.class)
 			.run(failsWith("FinalFactoryListener#onOrder", "not created by a container factory bean"));
-	}
-
-	@Test
-	void amqpClientListenerWithABreakerFailsStartupNamingTheAnnotationAttributeOrThePropertyThatTurnsItOff() {
-		String unsupported = "circuit breakers are not supported on listeners of the RabbitMQ AMQP 1.0 client";
-		this.contextRunner.withUserConfiguration(AmqpClientBeans.class, AmqpBreakerOnListener.class)
-			.run(failsWith("AmqpBreakerOnListener#onOrder", unsupported,
-					"Give it @RetryableListener(breaker = Breaker.OFF) instead of Breaker.ON, or give it an AMQP "
-							+ "0-9-1 container factory (Spring Boot's default)."));
-		this.contextRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientBeans.class, AmqpInheritingListener.class)
-			.run(failsWith("AmqpInheritingListener#onOrder", unsupported,
-					"Give it @RetryableListener(breaker = Breaker.OFF), or set retry.defaults.breaker.enabled=false, "
-							+ "or give it an AMQP 0-9-1 container factory"));
-		this.contextRunner.withPropertyValues("retry.policies.payments.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientBeans.class, AmqpPolicyListener.class)
-			.run(failsWith("AmqpPolicyListener#onOrder", unsupported, "Give it @RetryableListener(breaker = "
-					+ "Breaker.OFF), or set retry.policies.payments.breaker.enabled=false, or give it"));
-		// What the fix says works: the annotation attribute, and the property.
-		this.contextRunner.withPropertyValues("retry.defaults.breaker.enabled=true")
-			.withUserConfiguration(AmqpClientBeans.class, AmqpBreakerOffListener.class)
-			.run((context) -> assertThat(context).hasNotFailed());
-		this.contextRunner
-			.withPropertyValues("retry.defaults.breaker.enabled=true", "retry.policies.payments.breaker.enabled=false")
-			.withUserConfiguration(AmqpClientBeans.class, AmqpPolicyListener.class)
-			.run((context) -> assertThat(context).hasNotFailed());
-	}
-
-	static class AmqpBreakerOnListener {
-
-		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
-		@RetryableListener(breaker = Breaker.ON)
-		void onOrder(String order) {
-		}
-
-	}
-
-	static class AmqpBreakerOffListener {
-
-		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
-		@RetryableListener(breaker = Breaker.OFF)
-		void onOrder(String order) {
-		}
-
-	}
-
-	static class AmqpInheritingListener {
-
-		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
-		@RetryableListener
-		void onOrder(String order) {
-		}
-
-	}
-
-	static class AmqpPolicyListener {
-
-		@RabbitListener(queues = "orders", containerFactory = "amqpContainerFactory", autoStartup = "false")
-		@RetryableListener(policy = "payments")
-		void onOrder(String order) {
-		}
-
 	}
 
 }
