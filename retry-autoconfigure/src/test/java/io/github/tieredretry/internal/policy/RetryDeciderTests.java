@@ -15,7 +15,10 @@ import io.github.tieredretry.policy.Jitter;
 import io.github.tieredretry.policy.ParkedReason;
 import io.github.tieredretry.policy.RetryAfter;
 import org.assertj.core.groups.Tuple;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,6 +31,9 @@ class RetryDeciderTests {
 
 	private static final TierLadder TIERS = TierLadder
 		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30), Duration.ofMinutes(2)));
+
+	private static final TierLadder ONE_AND_FIVE_SECONDS = TierLadder
+		.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 
 	@Test
 	void firstFailureSchedulesTheFirstRetryAfterTheFirstDelay() {
@@ -58,44 +64,29 @@ class RetryDeciderTests {
 		assertThat(retry.due()).isEqualTo(NOW.plusSeconds(3));
 	}
 
-	@Test
-	void messageIsParkedAsExhaustedAfterMaxRetries() {
-		RetryDecider decider = decider(TIERS, delays(3, "1s"));
-		Instant firstFailure = NOW.minusSeconds(30);
-		assertThat(decider.afterFailure(new RetryState(3, firstFailure, NOW), true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, firstFailure));
-	}
-
-	@Test
-	void retryCountBeyondMaxRetriesParksAsExhausted() {
-		RetryDecider decider = decider(TIERS, delays(3, "1s"));
-		assertThat(decider.afterFailure(new RetryState(Long.MAX_VALUE, null, null), true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW));
-	}
-
-	@Test
-	void zeroMaxRetriesParksOnTheFirstFailure() {
-		RetryDecider decider = decider(TIERS, delays(0, "1s"));
-		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW));
-	}
-
-	@Test
-	void notRetryableFailureIsParkedAtOnceWhateverRetriesAreLeft() {
-		RetryDecider decider = decider(TIERS, delays(5, "1s"));
-		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, false, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, NOW));
-		Instant firstFailure = NOW.minusSeconds(3);
-		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW), false, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.NOT_RETRYABLE, firstFailure));
-	}
-
-	@Test
-	void retryThatWouldFallDueAfterTheTimeoutParksTheMessageAsTimedOut() {
-		RetryDecider decider = decider(TIERS, withTimeout(10, Duration.ofSeconds(30), "10s"));
-		Instant firstFailure = NOW.minusSeconds(25);
-		assertThat(decider.afterFailure(new RetryState(2, firstFailure, NOW), true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure));
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			# the policy: max retries, timeout, delays; the failure: retries so far, first failure
+			# (seconds ago, none for a first delivery), retryable; the decision: parked as, first failure
+			exhausted after max retries    | 3  |     | 1s  | 3                   | 30 | true  | EXHAUSTED     | 30
+			count beyond max retries       | 3  |     | 1s  | 9223372036854775807 |    | true  | EXHAUSTED     | 0
+			zero max retries               | 0  |     | 1s  | 0                   |    | true  | EXHAUSTED     | 0
+			not retryable, first failure   | 5  |     | 1s  | 0                   |    | false | NOT_RETRYABLE | 0
+			not retryable, retries left    | 5  |     | 1s  | 2                   | 3  | false | NOT_RETRYABLE | 3
+			due after the timeout          | 10 | 30s | 10s | 2                   | 25 | true  | TIMEOUT       | 25
+			timeout before the first delay | 3  | 5s  | 10s | 0                   |    | true  | TIMEOUT       | 0
+			exhausted wins over timeout    | 2  | 5s  | 10s | 2                   | 60 | true  | EXHAUSTED     | 60
+			""")
+	void failureThatIsNotRetriedParksTheMessageWithTheReasonAndItsFirstFailure(String behaviour, int maxRetries,
+			@Nullable String timeout, String delay, long retries, @Nullable Long firstFailureSecondsAgo,
+			boolean retryable, ParkedReason reason, long parkedFirstFailureSecondsAgo) {
+		RetryDecider decider = decider(TIERS,
+				withTimeout(maxRetries, (timeout != null) ? duration(timeout) : null, delay));
+		RetryState state = (firstFailureSecondsAgo != null)
+				? new RetryState(retries, NOW.minusSeconds(firstFailureSecondsAgo), NOW)
+				: new RetryState(retries, null, null);
+		assertThat(decider.afterFailure(state, retryable, NOW))
+			.isEqualTo(new FailureDecision.Park(reason, NOW.minusSeconds(parkedFirstFailureSecondsAgo)));
 	}
 
 	@Test
@@ -106,20 +97,6 @@ class RetryDeciderTests {
 			.isInstanceOf(FailureDecision.Retry.class);
 		assertThat(decider.afterFailure(new RetryState(1, NOW.minusSeconds(15), NOW), true, NOW))
 			.isInstanceOf(FailureDecision.Retry.class);
-	}
-
-	@Test
-	void timeoutShorterThanTheFirstDelayParksOnTheFirstFailure() {
-		RetryDecider decider = decider(TIERS, withTimeout(3, Duration.ofSeconds(5), "10s"));
-		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.TIMEOUT, NOW));
-	}
-
-	@Test
-	void exhaustedWinsOverTimeoutWhenBothApply() {
-		RetryDecider decider = decider(TIERS, withTimeout(2, Duration.ofSeconds(5), "10s"));
-		assertThat(decider.afterFailure(new RetryState(2, NOW.minusSeconds(60), NOW), true, NOW))
-			.isEqualTo(new FailureDecision.Park(ParkedReason.EXHAUSTED, NOW.minusSeconds(60)));
 	}
 
 	@Test
@@ -152,29 +129,18 @@ class RetryDeciderTests {
 
 	@Test
 	void delayLongerThanTheLargestTierGoesThroughTheLargestTier() {
-		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
-		RetryDecider decider = decider(tiers, delays(3, "12s"));
+		RetryDecider decider = decider(ONE_AND_FIVE_SECONDS, delays(3, "12s"));
 		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, NOW)).isEqualTo(
 				new FailureDecision.Retry(1, Duration.ofSeconds(12), Duration.ofSeconds(5), NOW.plusSeconds(12), NOW));
 	}
 
-	@Test
-	void earlyArrivalHopsThroughTheLargestTierWhileMoreThanItRemains() {
-		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
-		RetryDecider decider = decider(tiers, delays(3, "12s"));
+	@ParameterizedTest(name = "back {0} ms after the failure: {1}")
+	@CsvSource({ "5000, 5s", "7000, 5s", "10000, 1s", "11500, 1s", "11999, 1s" })
+	void earlyArrivalHopsThroughTheLargestTierWhileMoreThanItRemainsThenComposesTheRest(long arrivalMillis,
+			String tier) {
+		RetryDecider decider = decider(ONE_AND_FIVE_SECONDS, delays(3, "12s"));
 		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(5))).isEqualTo(Duration.ofSeconds(5));
-	}
-
-	@Test
-	void earlyArrivalWithLessThanTheLargestTierRemainingComposesTheRest() {
-		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
-		RetryDecider decider = decider(tiers, delays(3, "12s"));
-		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(10))).isEqualTo(Duration.ofSeconds(1));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_500))).isEqualTo(Duration.ofSeconds(1));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(11_999))).isEqualTo(Duration.ofSeconds(1));
-		assertThat(decider.tierForEarlyArrival(state, NOW.plusSeconds(7))).isEqualTo(Duration.ofSeconds(5));
+		assertThat(decider.tierForEarlyArrival(state, NOW.plusMillis(arrivalMillis))).isEqualTo(duration(tier));
 	}
 
 	@Test
@@ -210,10 +176,10 @@ class RetryDeciderTests {
 
 	@Test
 	void hopsNeverDeliverBeforeTheDueTimeAndAreLateByAtMostTheSmallestTier() {
-		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
 		for (long delayMillis = 0; delayMillis <= 60_000; delayMillis += 700) {
-			RetryDecider decider = decider(tiers, new EffectiveRetryPolicy(1, List.of(Duration.ofMillis(delayMillis)),
-					Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0, null, List.of(), List.of()));
+			RetryDecider decider = decider(ONE_AND_FIVE_SECONDS,
+					new EffectiveRetryPolicy(1, List.of(Duration.ofMillis(delayMillis)), Duration.ofSeconds(1), 2.0,
+							Duration.ofHours(1), 0, null, List.of(), List.of()));
 			FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
 					NOW);
 			RetryState state = new RetryState(1, retry.firstFailure(), retry.due());
@@ -228,14 +194,13 @@ class RetryDeciderTests {
 				hop = decider.tierForEarlyArrival(state, arrival);
 			}
 			assertThat(arrival).as("delivery for a delay of %d ms", delayMillis).isAfterOrEqualTo(retry.due());
-			assertThat(Duration.between(retry.due(), arrival)).isLessThanOrEqualTo(tiers.smallest());
+			assertThat(Duration.between(retry.due(), arrival)).isLessThanOrEqualTo(ONE_AND_FIVE_SECONDS.smallest());
 		}
 	}
 
 	@Test
 	void twelveSecondDelayWithFiveSecondLargestTierIsTwoPassesThroughItAndTwoThroughTheOneSecondTier() {
-		TierLadder tiers = TierLadder.of(List.of(Duration.ofSeconds(1), Duration.ofSeconds(5)));
-		RetryDecider decider = decider(tiers, delays(1, "12s"));
+		RetryDecider decider = decider(ONE_AND_FIVE_SECONDS, delays(1, "12s"));
 		RetryState state = new RetryState(1, NOW, NOW.plusSeconds(12));
 		// Sent to 5s at 0s; back at 5s (7s left) -> 5s; at 10s (2s left) -> 1s; at 11s ->
 		// 1s; at 12s -> listener.
@@ -434,9 +399,7 @@ class RetryDeciderTests {
 	}
 
 	private static EffectiveRetryPolicy withJitter(double jitter, String... delays) {
-		List<Duration> durations = Arrays.stream(delays)
-			.map((delay) -> Duration.parse("PT" + delay.toUpperCase(Locale.ROOT)))
-			.toList();
+		List<Duration> durations = Arrays.stream(delays).map(RetryDeciderTests::duration).toList();
 		return new EffectiveRetryPolicy(durations.size(), durations, Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
 				null, List.of(), List.of(), jitter);
 	}
@@ -453,12 +416,14 @@ class RetryDeciderTests {
 		return withTimeout(maxRetries, null, delays);
 	}
 
-	private static EffectiveRetryPolicy withTimeout(int maxRetries, Duration timeout, String... delays) {
-		List<Duration> durations = Arrays.stream(delays)
-			.map((delay) -> Duration.parse("PT" + delay.toUpperCase(Locale.ROOT)))
-			.toList();
+	private static EffectiveRetryPolicy withTimeout(int maxRetries, @Nullable Duration timeout, String... delays) {
+		List<Duration> durations = Arrays.stream(delays).map(RetryDeciderTests::duration).toList();
 		return new EffectiveRetryPolicy(maxRetries, durations, Duration.ofSeconds(1), 2.0, Duration.ofHours(1), 0,
 				timeout, List.of(), List.of());
+	}
+
+	private static Duration duration(String text) {
+		return Duration.parse("PT" + text.toUpperCase(Locale.ROOT));
 	}
 
 	private static EffectiveRetryPolicy exponential(int maxRetries, Duration initial, double multiplier, Duration max) {
