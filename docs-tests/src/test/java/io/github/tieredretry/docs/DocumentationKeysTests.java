@@ -20,7 +20,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.internal.topology.RetryTopology;
@@ -79,7 +78,7 @@ class DocumentationKeysTests {
 			.contains("retry.enabled", "retry.defaults.max-retries");
 
 		Map<String, Set<String>> keys = new LinkedHashMap<>();
-		for (Path file : markdownFiles()) {
+		for (Path file : MarkdownSnippets.documentationFiles(this.documentation)) {
 			keysOf(file, keys);
 		}
 		assertThat(keys).as("retry.* keys found in README.md, CONTRIBUTING.md and docs/").hasSizeGreaterThan(40);
@@ -118,16 +117,6 @@ class DocumentationKeysTests {
 		assertThat(namesIn("io.github.tieredretry.listener.BatchListenerFailedException, rabbitmq.retry.depth, "
 				+ "spring.rabbitmq.listener.simple.retry.max-attempts, spring-retry.md"))
 			.isEmpty();
-	}
-
-	private List<Path> markdownFiles() throws IOException {
-		List<Path> files = new ArrayList<>();
-		files.add(this.documentation.resolve("README.md"));
-		files.add(this.documentation.resolve("CONTRIBUTING.md"));
-		try (Stream<Path> docs = Files.walk(this.documentation.resolve("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
-		}
-		return files;
 	}
 
 	private void keysOf(Path file, Map<String, Set<String>> keys) throws IOException {

@@ -12,7 +12,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import io.github.tieredretry.docs.MarkdownSnippets.Snippet;
 import org.junit.jupiter.api.Test;
@@ -96,13 +95,8 @@ class DocumentationSnippetsTests {
 	}
 
 	private List<Snippet> snippets() throws IOException {
-		List<Path> files = new ArrayList<>();
-		files.add(this.documentation.resolve("README.md"));
-		files.add(this.documentation.resolve("CONTRIBUTING.md"));
-		try (Stream<Path> docs = Files.walk(this.documentation.resolve("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
-		}
-		return files.stream()
+		return MarkdownSnippets.documentationFiles(this.documentation)
+			.stream()
 			.flatMap((file) -> MarkdownSnippets.of(this.documentation, file).stream())
 			.collect(Collectors.toList());
 	}

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * The fenced code blocks of Markdown files, each with the file and line it starts at.
@@ -21,6 +22,22 @@ final class MarkdownSnippets {
 	private static final Pattern FILE_LABEL = Pattern.compile("`([^`\\s]+)`:");
 
 	private MarkdownSnippets() {
+	}
+
+	/**
+	 * The Markdown files a user reads: README.md, CONTRIBUTING.md and those of docs/, in
+	 * that order.
+	 * @param root the repository
+	 * @return their paths
+	 */
+	static List<Path> documentationFiles(Path root) throws IOException {
+		List<Path> files = new ArrayList<>();
+		files.add(root.resolve("README.md"));
+		files.add(root.resolve("CONTRIBUTING.md"));
+		try (Stream<Path> docs = Files.walk(root.resolve("docs"))) {
+			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(files::add);
+		}
+		return files;
 	}
 
 	static List<Snippet> of(Path root, Path file) {
