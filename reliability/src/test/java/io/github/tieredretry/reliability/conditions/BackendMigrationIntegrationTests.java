@@ -11,19 +11,15 @@ import java.util.UUID;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import io.github.tieredretry.annotation.Backend;
 import io.github.tieredretry.annotation.RetryableListener;
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.install.RetryBackends;
 import io.github.tieredretry.policy.BackendChoice;
 import io.github.tieredretry.testbrokers.CommandResult;
-import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestApplications;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.amqp.core.Message;
@@ -54,7 +50,7 @@ import static org.awaitility.Awaitility.await;
  * On the node this package shares, in a virtual host of each test's own (policies, tiers
  * and the parking lot belong to a virtual host).
  */
-class BackendMigrationIntegrationTests {
+class BackendMigrationIntegrationTests extends VirtualHostTestSupport {
 
 	static final String WORK = "orders";
 
@@ -68,25 +64,8 @@ class BackendMigrationIntegrationTests {
 	/** What the listener did, in every application a test starts. */
 	static final InvocationRecorder DELIVERIES = new InvocationRecorder();
 
-	HarnessBroker broker;
-
-	String vhost;
-
-	Connection connection;
-
-	boolean delayedRetry;
-
-	@BeforeEach
-	void virtualHost() {
-		this.broker = ConditionsBroker.get();
-		this.vhost = ConditionsBroker.newVirtualHost("backend-migration");
-		this.connection = this.broker.connect(this.vhost, "backend-migration");
-		this.delayedRetry = ConditionsBroker.hasDelayedRetry(this.connection);
-	}
-
-	@AfterEach
-	void disconnect() {
-		this.connection.abort();
+	BackendMigrationIntegrationTests() {
+		super("backend-migration");
 	}
 
 	@Test

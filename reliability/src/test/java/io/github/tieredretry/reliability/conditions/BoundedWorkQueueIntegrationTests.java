@@ -41,8 +41,7 @@ class BoundedWorkQueueIntegrationTests {
 			String retried = scenario.failOnceThenFillTheWorkQueue();
 			// The tier's TTL runs out while the work queue is full: the broker drops the
 			// retry.
-			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
-			scenario.app.startListeners();
+			scenario.startListenersOnceTheRetryLeftTheTier();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
 			// A marker published now goes through the work queue after any copy of the
 			// retry there, to the one consumer: once it succeeded, no copy came back.
@@ -85,8 +84,7 @@ class BoundedWorkQueueIntegrationTests {
 	void dropHeadWorkQueueTakesTheRetryAndDropsItsOldestMessage() throws Exception {
 		try (Scenario scenario = new Scenario("quorum", "drop-head")) {
 			String retried = scenario.failOnceThenFillTheWorkQueue();
-			await().atMost(Duration.ofSeconds(15)).until(() -> scenario.channel.messageCount(TIER) == 0);
-			scenario.app.startListeners();
+			scenario.startListenersOnceTheRetryLeftTheTier();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(retried));
 			// The filler was in the work queue before the retry, and the one consumer
 			// takes them in order: had it not been dropped, it would have come first.
@@ -137,6 +135,14 @@ class BoundedWorkQueueIntegrationTests {
 			this.filler = publish("ok");
 			assertThat(this.channel.messageCount(WORK)).isOne();
 			return retried;
+		}
+
+		/**
+		 * Waits until the retry left the tier (its TTL ran out), then starts consuming.
+		 */
+		void startListenersOnceTheRetryLeftTheTier() {
+			await().atMost(Duration.ofSeconds(15)).until(() -> this.channel.messageCount(TIER) == 0);
+			this.app.startListeners();
 		}
 
 		/**

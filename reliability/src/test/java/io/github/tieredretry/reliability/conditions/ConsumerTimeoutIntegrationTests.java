@@ -2,7 +2,6 @@ package io.github.tieredretry.reliability.conditions;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -62,14 +61,8 @@ class ConsumerTimeoutIntegrationTests {
 		// pick both settings up.
 		ConditionsBroker.setRabbitEnv("consumer_timeout", "2000");
 		ConditionsBroker.setRabbitEnv("channel_tick_interval", "500");
-		Map<String, Object> properties = new LinkedHashMap<>();
-		properties.put("spring.rabbitmq.host", broker.host());
-		properties.put("spring.rabbitmq.port", broker.port());
-		properties.put("spring.rabbitmq.username", broker.username());
-		properties.put("spring.rabbitmq.password", broker.password());
-		properties.put("spring.rabbitmq.virtual-host", vhost);
+		Map<String, Object> properties = ConditionsBroker.applicationProperties(broker, vhost);
 		properties.put("spring.rabbitmq.listener.simple.prefetch", 2);
-		properties.put("spring.main.web-application-type", "none");
 		properties.put("retry.queue-type", "quorum");
 		properties.put("retry.parking-lot", "paused.parking-lot");
 		properties.put("retry.tiers", "500ms");

@@ -1,15 +1,11 @@
 package io.github.tieredretry.reliability.conditions;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.testbrokers.HarnessBrokers;
 import io.github.tieredretry.testbrokers.LocalRabbitCluster;
 import io.github.tieredretry.testbrokers.LocalRabbitNode;
@@ -101,27 +97,7 @@ class DelayedRetryLeaderChangeIntegrationTests {
 		Channel channel = connection.createChannel();
 		channel.queueDeclare(QUEUE, true, false, false, Map.of("x-queue-type", "quorum", "x-delayed-retry-type", "all",
 				"x-delayed-retry-min", DELAY.toMillis(), "x-delayed-retry-max", DELAY.toMillis()));
-		channel.confirmSelect();
-		for (int i = 0; i < MESSAGES; i++) {
-			channel.basicPublish("", QUEUE, null, ("m" + i).getBytes(StandardCharsets.UTF_8));
-		}
-		channel.waitForConfirmsOrDie(10_000);
-		List<GetResponse> taken = new ArrayList<>();
-		for (int i = 0; i < MESSAGES; i++) {
-			taken.add(channel.basicGet(QUEUE, false));
-		}
-		long returned = System.currentTimeMillis();
-		for (GetResponse message : taken) {
-			channel.basicReject(message.getEnvelope().getDeliveryTag(), true);
-		}
-		if (delayedRetry) {
-			// Confirmed once the rejects sent before it are committed; the only ready
-			// message.
-			channel.basicPublish("", QUEUE, null, "marker".getBytes(StandardCharsets.UTF_8));
-			channel.waitForConfirmsOrDie(10_000);
-			assertThat(channel.basicGet(QUEUE, true).getBody()).asString(StandardCharsets.UTF_8).isEqualTo("marker");
-		}
-		return returned;
+		return GiveBack.rejectAll(channel, QUEUE, MESSAGES, delayedRetry);
 	}
 
 }

@@ -7,14 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.amqp.Environment;
 import com.rabbitmq.client.amqp.impl.AmqpEnvironmentBuilder;
 import io.github.tieredretry.testbrokers.CommandResult;
-import io.github.tieredretry.testbrokers.HarnessBroker;
 import org.awaitility.core.ConditionTimeoutException;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * the node this package shares, in a virtual host of each test's own (policies belong to
  * a virtual host). docs/delayed-retry.md states these facts and links here.
  */
-class DelayedRetryPolicyIntegrationTests {
+class DelayedRetryPolicyIntegrationTests extends VirtualHostTestSupport {
 
 	static final Duration GRANULARITY = Duration.ofMillis(5);
 
@@ -37,25 +33,8 @@ class DelayedRetryPolicyIntegrationTests {
 
 	static final String NOT_RECOGNISED = "are not recognised policy settings";
 
-	HarnessBroker broker;
-
-	String vhost;
-
-	Connection connection;
-
-	boolean delayedRetry;
-
-	@BeforeEach
-	void virtualHost() {
-		this.broker = ConditionsBroker.get();
-		this.vhost = ConditionsBroker.newVirtualHost("delayed-retry-policy");
-		this.connection = this.broker.connect(this.vhost, "delayed-retry-policy");
-		this.delayedRetry = ConditionsBroker.hasDelayedRetry(this.connection);
-	}
-
-	@AfterEach
-	void disconnect() {
-		this.connection.abort();
+	DelayedRetryPolicyIntegrationTests() {
+		super("delayed-retry-policy");
 	}
 
 	@Test

@@ -1,15 +1,11 @@
 package io.github.tieredretry.reliability.conditions;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.GetResponse;
 import io.github.tieredretry.testbrokers.HarnessBroker;
 import io.github.tieredretry.testbrokers.HarnessBrokers;
 import org.junit.jupiter.api.AfterAll;
@@ -140,29 +136,7 @@ class DelayedRetryRestartIntegrationTests {
 	private long giveBackDelayed(String queue, Duration delay) throws Exception {
 		declare(queue, delay);
 		try (Connection connection = broker.connect("/", "give-back")) {
-			Channel channel = connection.createChannel();
-			channel.confirmSelect();
-			for (int i = 0; i < MESSAGES; i++) {
-				channel.basicPublish("", queue, null, ("m" + i).getBytes(StandardCharsets.UTF_8));
-			}
-			channel.waitForConfirmsOrDie(10_000);
-			List<GetResponse> taken = new ArrayList<>();
-			for (int i = 0; i < MESSAGES; i++) {
-				taken.add(channel.basicGet(queue, false));
-			}
-			long returned = System.currentTimeMillis();
-			for (GetResponse message : taken) {
-				channel.basicReject(message.getEnvelope().getDeliveryTag(), true);
-			}
-			if (delayedRetry) {
-				// Confirmed once the queue applied the rejects sent before it; the only
-				// ready message.
-				channel.basicPublish("", queue, null, "marker".getBytes(StandardCharsets.UTF_8));
-				channel.waitForConfirmsOrDie(10_000);
-				assertThat(channel.basicGet(queue, true).getBody()).asString(StandardCharsets.UTF_8)
-					.isEqualTo("marker");
-			}
-			return returned;
+			return GiveBack.rejectAll(connection.createChannel(), queue, MESSAGES, delayedRetry);
 		}
 	}
 
