@@ -200,9 +200,7 @@ class OperationsConsoleBrowserIntegrationTests {
 		this.browser.executeScript("window.scrollTo(0, 0)");
 
 		clickInGroup("PaymentTimeoutException", "replay-group");
-		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
-		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
-			.isEqualTo("Replay 1 message(s) of this group to " + QUEUE + "?");
+		awaitConfirmation("Replay 1 message(s) of this group to " + QUEUE + "?");
 		HeadlessChromium.screenshot(this.browser, "confirm-replay");
 		this.browser.findElement(By.id("confirm-ok")).click();
 		await().atMost(Duration.ofSeconds(20)).until(() -> this.ledger.paidCount() == 15);
@@ -216,10 +214,7 @@ class OperationsConsoleBrowserIntegrationTests {
 
 		// The fraud can never succeed: purge that group.
 		clickInGroup("FraudSuspectedException", "purge-group");
-		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
-		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
-			.isEqualTo("Purge 1 message(s) of this group for good?");
-		this.browser.findElement(By.id("confirm-ok")).click();
+		confirm("Purge 1 message(s) of this group for good?");
 		this.wait.until((browser) -> groupRows().size() == 2);
 		assertThat(count(PARKING_LOT)).isEqualTo(2);
 		assertThat(this.browser.findElement(By.id("groups")).getText()).contains("MessageConversionException")
@@ -228,15 +223,10 @@ class OperationsConsoleBrowserIntegrationTests {
 		// A selection: replay the malformed payload (it is parked again at once, replayed
 		// once) ...
 		ParkedMessage malformed = parked(MessageConversionException.class.getName());
-		clickInGroup("MessageConversionException", "show-messages");
-		this.wait.until((browser) -> messageRows().size() == 1
-				&& messageRows().get(0).getAttribute("data-message-id").equals(malformed.messageId()));
+		showOnlyMessage("MessageConversionException", malformed.messageId());
 		clickInFirstMessage("input.select");
 		this.browser.findElement(By.id("replay-selected")).click();
-		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
-		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
-			.isEqualTo("Replay 1 selected message(s) to their queue?");
-		this.browser.findElement(By.id("confirm-ok")).click();
+		confirm("Replay 1 selected message(s) to their queue?");
 		this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("replay-filter"),
 				"messageId " + malformed.messageId()));
 		this.wait.until(ExpectedConditions.textToBe(By.id("replay-moved"), "1 moved"));
@@ -244,15 +234,10 @@ class OperationsConsoleBrowserIntegrationTests {
 			.until(() -> parked(MessageConversionException.class.getName()).replays() == 1);
 
 		// ... and purge the hostile message.
-		clickInGroup("IllegalStateException", "show-messages");
-		this.wait.until((browser) -> messageRows().size() == 1
-				&& messageRows().get(0).getAttribute("data-message-id").equals(HOSTILE_ID));
+		showOnlyMessage("IllegalStateException", HOSTILE_ID);
 		clickInFirstMessage("input.select");
 		this.browser.findElement(By.id("purge-selected")).click();
-		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
-		assertThat(this.browser.findElement(By.id("confirm-text")).getText())
-			.isEqualTo("Purge 1 selected message(s) for good?");
-		this.browser.findElement(By.id("confirm-ok")).click();
+		confirm("Purge 1 selected message(s) for good?");
 		this.wait.until((browser) -> groupRows().size() == 1);
 		assertThat(count(PARKING_LOT)).isEqualTo(1);
 		assertThat(this.browser.executeScript("return typeof window.xss")).isEqualTo("undefined");
@@ -333,10 +318,7 @@ class OperationsConsoleBrowserIntegrationTests {
 		try {
 			this.wait.until(ExpectedConditions.elementToBeClickable(By.cssSelector("button[data-breaker='pause']")))
 				.click();
-			this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
-			assertThat(this.browser.findElement(By.id("confirm-text")).getText())
-				.isEqualTo("Pause OrderListener#onOrder?");
-			this.browser.findElement(By.id("confirm-ok")).click();
+			confirm("Pause OrderListener#onOrder?");
 
 			this.wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("listeners"),
 					"forced open: paused by an operator"));
@@ -357,6 +339,31 @@ class OperationsConsoleBrowserIntegrationTests {
 
 	private List<String> breakerStates() {
 		return this.gates.breakers().stream().map((breaker) -> breaker.status().value()).toList();
+	}
+
+	/**
+	 * Waits for the console's confirmation dialog and checks that it asks the question.
+	 */
+	private void awaitConfirmation(String question) {
+		this.wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("confirm")));
+		assertThat(this.browser.findElement(By.id("confirm-text")).getText()).isEqualTo(question);
+	}
+
+	/**
+	 * Answers the console's confirmation dialog, once it asks the question, with OK.
+	 */
+	private void confirm(String question) {
+		awaitConfirmation(question);
+		this.browser.findElement(By.id("confirm-ok")).click();
+	}
+
+	/**
+	 * Shows the messages of a group, which are only the given one.
+	 */
+	private void showOnlyMessage(String exception, String messageId) {
+		clickInGroup(exception, "show-messages");
+		this.wait.until((browser) -> messageRows().size() == 1
+				&& messageRows().get(0).getAttribute("data-message-id").equals(messageId));
 	}
 
 	private void clickInGroup(String exception, String button) {
