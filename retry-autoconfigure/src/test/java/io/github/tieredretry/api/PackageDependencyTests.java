@@ -160,7 +160,7 @@ class PackageDependencyTests {
 	}
 
 	// The starter's package of a class, below io.github.tieredretry (e.g.
-	// listener.delivery).
+	// internal.delivery).
 	private static String packageOf(JavaClass javaClass) {
 		String name = javaClass.getPackageName();
 		if (!name.startsWith(ROOT + ".")) {
