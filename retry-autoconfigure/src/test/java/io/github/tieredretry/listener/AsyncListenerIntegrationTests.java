@@ -15,7 +15,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -32,8 +31,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -60,13 +57,11 @@ class AsyncListenerIntegrationTests {
 
 	static final String BROKER_QUEUE = queues.name("broker");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.topology(topology)
+	static {
+		queues.settings((settings) -> settings.topology(topology)
 			.retries(2, topology.shortTier())
 			.set("retry.async.attempt-timeout", "700ms")
-			.brokerPolicy("linear", 2, "300ms");
+			.brokerPolicy("linear", 2, "300ms"));
 	}
 
 	@Autowired

@@ -16,7 +16,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -36,8 +35,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -75,12 +72,10 @@ class BatchListenerIntegrationTests {
 
 	static final Duration QUICK_RECEIVE_TIMEOUT = Duration.ofMillis(100);
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.topology(topology)
+	static {
+		queues.settings((settings) -> settings.topology(topology)
 			.retries(2, topology.shortTier())
-			.brokerPolicy("linear", 2, "300ms");
+			.brokerPolicy("linear", 2, "300ms"));
 	}
 
 	@Autowired

@@ -41,8 +41,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -76,17 +74,15 @@ class BrokerBackendIntegrationTests {
 
 	static boolean onTheBroker;
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.topology(topology)
+	static {
+		queues.settings((settings) -> settings.topology(topology)
 			.set("retry.queue-type", "quorum")
 			.brokerPolicy("linear", 3, "300ms, 600ms, 900ms")
 			.set("retry.policies.linear.no-retry-on", IllegalArgumentException.class.getName())
 			// Pauses at its first failure, probes one message every 300 ms.
 			.brokerPolicy("paused", 3, "300ms, 600ms, 900ms")
 			.set("retry.policies.paused.breaker.enabled", true)
-			.breaker("paused", 1, 1, "300ms", 1);
+			.breaker("paused", 1, 1, "300ms", 1));
 	}
 
 	@BeforeAll

@@ -18,7 +18,6 @@ import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.OutboundFrames;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -34,8 +33,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.event.EventListener;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -55,7 +52,12 @@ import static org.awaitility.Awaitility.await;
 class CircuitBreakerIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("breaker");
+	static final TestQueues queues = TestQueues.prefixed("breaker")
+		.settings((settings) -> settings.quorumTiers("317ms")
+			.retries(2, "317ms")
+			.breaker("defaults", 10, 5, "1s", 2)
+			// Pauses at its first failure and probes one message every 100 ms.
+			.breaker("probing", 1, 1, "100ms", 1));
 
 	static final String PROTECTED = queues.name("protected");
 
@@ -64,16 +66,6 @@ class CircuitBreakerIntegrationTests {
 	static final String LIMITED = queues.name("limited");
 
 	static final int MESSAGES = 40;
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.quorumTiers("317ms")
-			.retries(2, "317ms")
-			.breaker("defaults", 10, 5, "1s", 2)
-			// Pauses at its first failure and probes one message every 100 ms.
-			.breaker("probing", 1, 1, "100ms", 1);
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

@@ -11,7 +11,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -38,8 +37,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.Header;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -54,7 +51,13 @@ import static org.awaitility.Awaitility.await;
 class ContainerVariantsIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("variants");
+	static final TestQueues queues = TestQueues.prefixed("variants")
+		.settings((settings) -> settings.classicTiers("200ms, 400ms, 1013ms")
+			.retries(2, "200ms")
+			.set("spring.rabbitmq.listener.type", "direct")
+			.set("retry.policies.eager.immediate-retries", 2)
+			.set("retry.policies.bounded.timeout", "300ms")
+			.set("retry.policies.bounded.max-retries", 5));
 
 	static final String ID = queues.id();
 
@@ -67,17 +70,6 @@ class ContainerVariantsIntegrationTests {
 	static final String IMMEDIATE_QUEUE = queues.name("immediate");
 
 	static final String TIMEOUT_QUEUE = queues.name("timeout");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.classicTiers("200ms, 400ms, 1013ms")
-			.retries(2, "200ms")
-			.set("spring.rabbitmq.listener.type", "direct")
-			.set("retry.policies.eager.immediate-retries", 2)
-			.set("retry.policies.bounded.timeout", "300ms")
-			.set("retry.policies.bounded.max-retries", 5);
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

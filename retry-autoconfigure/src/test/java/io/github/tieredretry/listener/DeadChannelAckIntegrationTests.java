@@ -17,7 +17,6 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,8 +27,6 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.connection.ChannelProxy;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -52,15 +49,11 @@ import static org.awaitility.Awaitility.await;
 class DeadChannelAckIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("deadack");
+	static final TestQueues queues = TestQueues.prefixed("deadack")
+		.settings((settings) -> settings.classicTiers("200ms").set("retry.defaults.delays", "200ms"));
 
 	/** The message must be the first delivery of its consumer's channel. */
 	static final String QUEUE = queues.name("work");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues).classicTiers("200ms").set("retry.defaults.delays", "200ms");
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

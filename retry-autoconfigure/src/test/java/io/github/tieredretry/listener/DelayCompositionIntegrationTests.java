@@ -7,7 +7,6 @@ import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -15,8 +14,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 class DelayCompositionIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("composition");
+	static final TestQueues queues = TestQueues.prefixed("composition")
+		.settings((settings) -> settings.quorumTiers("230ms, 4700ms").retries(1, "5200ms"));
 
 	static final String QUEUE = queues.name("work");
 
@@ -41,11 +39,6 @@ class DelayCompositionIntegrationTests {
 
 	/** The broker's latency of one hop, allowed for a busy machine. */
 	static final Duration LAST_HOP_LATENCY = Duration.ofSeconds(1);
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues).quorumTiers("230ms, 4700ms").retries(1, "5200ms");
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

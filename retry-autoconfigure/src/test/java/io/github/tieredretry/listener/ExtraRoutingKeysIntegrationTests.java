@@ -16,7 +16,6 @@ import io.github.tieredretry.testsupport.MessageEvents;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -27,8 +26,6 @@ import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -43,18 +40,14 @@ import static org.awaitility.Awaitility.await;
 class ExtraRoutingKeysIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("cc");
+	static final TestQueues queues = TestQueues.prefixed("cc")
+		.settings((settings) -> settings.quorumTiers("190ms").retries(1, "190ms"));
 
 	static final String FAILING = queues.name("failing");
 
 	static final String OTHER_RETRYABLE = queues.name("other-retryable");
 
 	static final String AUDIT = queues.name("audit");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues).quorumTiers("190ms").retries(1, "190ms");
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

@@ -14,7 +14,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.InvocationRecorder.Invocation;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -27,8 +26,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,21 +41,16 @@ import static org.awaitility.Awaitility.await;
 class JitterIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("jitter");
+	static final TestQueues queues = TestQueues.prefixed("jitter")
+		.settings((settings) -> settings.quorumTiers("1001ms")
+			.retries(1, "4s")
+			.set("retry.defaults.jitter", 0.5)
+			// Stopped until the test has published every message.
+			.set("test.auto-startup", false));
 
 	static final String QUEUE = queues.name("work");
 
 	static final int MESSAGES = 500;
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.quorumTiers("1001ms")
-			.retries(1, "4s")
-			.set("retry.defaults.jitter", 0.5)
-			// Stopped until the test has published every message.
-			.set("test.auto-startup", false);
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

@@ -13,7 +13,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -26,8 +25,6 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.event.EventListener;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,19 +39,14 @@ import static org.awaitility.Awaitility.await;
 class ListenerMisbehaviourIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("misbehaviour");
+	static final TestQueues queues = TestQueues.prefixed("misbehaviour")
+		.settings((settings) -> settings.quorumTiers("170ms")
+			.retries(2, "170ms")
+			.set("spring.rabbitmq.listener.simple.prefetch", 1));
 
 	static final String BUGGY = queues.name("buggy");
 
 	static final String ONE_AT_A_TIME = queues.name("one-at-a-time");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.quorumTiers("170ms")
-			.retries(2, "170ms")
-			.set("spring.rabbitmq.listener.simple.prefetch", 1);
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

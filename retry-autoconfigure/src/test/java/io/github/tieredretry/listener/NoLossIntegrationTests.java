@@ -16,7 +16,6 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -24,8 +23,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,20 +36,15 @@ import static org.awaitility.Awaitility.await;
 class NoLossIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("noloss");
+	static final TestQueues queues = TestQueues.prefixed("noloss")
+		.settings((settings) -> settings.classicTiers("100ms, 300ms")
+			.retries(3, "100ms, 300ms")
+			.set("retry.defaults.no-retry-on", IllegalArgumentException.class.getName())
+			.set("spring.rabbitmq.listener.simple.concurrency", 4));
 
 	static final String QUEUE = queues.name("work");
 
 	static final int MESSAGES = 2_000;
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.classicTiers("100ms, 300ms")
-			.retries(3, "100ms, 300ms")
-			.set("retry.defaults.no-retry-on", IllegalArgumentException.class.getName())
-			.set("spring.rabbitmq.listener.simple.concurrency", 4);
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

@@ -9,7 +9,6 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedApplication;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
@@ -17,8 +16,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -34,16 +31,12 @@ import static org.awaitility.Awaitility.await;
 class QuorumTiersIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("quorum");
+	static final TestQueues queues = TestQueues.prefixed("quorum")
+		.settings((settings) -> settings.quorumTiers("310ms, 730ms").retries(2, "310ms, 730ms"));
 
 	static final String QUEUE = queues.name("work");
 
 	static final String TIER = "retry.delay.310ms";
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues).quorumTiers("310ms, 730ms").retries(2, "310ms, 730ms");
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

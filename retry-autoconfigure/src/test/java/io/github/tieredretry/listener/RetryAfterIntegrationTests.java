@@ -13,7 +13,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -28,8 +27,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.test.annotation.DirtiesContext;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -59,15 +56,13 @@ class RetryAfterIntegrationTests {
 
 	static final String TIMED = queues.name("timed");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.topology(topology)
+	static {
+		queues.settings((settings) -> settings.topology(topology)
 			.retries(3, topology.tiers())
 			// Retries IllegalStateException only: a RetryAfterException is retried
 			// anyway.
 			.set("retry.defaults.retry-on", IllegalStateException.class.getName())
-			.set("retry.policies.timed.timeout", "1s");
+			.set("retry.policies.timed.timeout", "1s"));
 	}
 
 	@Autowired

@@ -10,7 +10,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -23,8 +22,6 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -40,19 +37,14 @@ import static org.awaitility.Awaitility.await;
 class RetryFailureClassifierIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("classifier");
-
-	static final String CALLS = queues.name("calls");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.quorumTiers("190ms")
+	static final TestQueues queues = TestQueues.prefixed("classifier")
+		.settings((settings) -> settings.quorumTiers("190ms")
 			.retries(2, "190ms")
 			// By type, a status failure is never retried: the classifier knows better for
 			// a 503.
-			.set("retry.defaults.no-retry-on", StatusException.class.getName());
-	}
+			.set("retry.defaults.no-retry-on", StatusException.class.getName()));
+
+	static final String CALLS = queues.name("calls");
 
 	@Autowired
 	InvocationRecorder recorder;

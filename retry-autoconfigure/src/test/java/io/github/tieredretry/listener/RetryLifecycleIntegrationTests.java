@@ -17,7 +17,6 @@ import io.github.tieredretry.testsupport.BrokerClient;
 import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScheduledRetries;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
@@ -32,8 +31,6 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -47,7 +44,8 @@ import static org.awaitility.Awaitility.await;
 class RetryLifecycleIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("lifecycle");
+	static final TestQueues queues = TestQueues.prefixed("lifecycle")
+		.settings((settings) -> settings.classicTiers("200ms, 500ms, 1013ms").retries(3, "200ms, 500ms"));
 
 	static final String ID = queues.id();
 
@@ -56,11 +54,6 @@ class RetryLifecycleIntegrationTests {
 	static final String CONVERSION_QUEUE = queues.name("typed");
 
 	static final String PLAIN_QUEUE = queues.name("plain");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues).classicTiers("200ms, 500ms, 1013ms").retries(3, "200ms, 500ms");
-	}
 
 	@Autowired
 	InvocationRecorder recorder;

@@ -12,7 +12,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RecordingApplication;
-import io.github.tieredretry.testsupport.RetrySettings;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
 import org.junit.jupiter.api.AfterAll;
@@ -29,8 +28,6 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -60,13 +57,11 @@ class TierRoutingIntegrationTests {
 
 	static final String VANISHING_QUEUE = queues.name("vanishing");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		RetrySettings.register(registry, queues)
-			.classicTiers("200ms, 400ms, 1013ms")
+	static {
+		queues.settings((settings) -> settings.classicTiers("200ms, 400ms, 1013ms")
 			.retries(3, "1013ms")
 			.set("test.fanout", FANOUT)
-			.retries("long", 1, "2500ms");
+			.retries("long", 1, "2500ms"));
 	}
 
 	@Autowired

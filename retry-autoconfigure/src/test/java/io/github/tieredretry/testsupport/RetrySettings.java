@@ -8,41 +8,39 @@ import io.github.tieredretry.internal.topology.RetryTopology;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.convert.DurationStyle;
-import org.springframework.test.context.DynamicPropertyRegistry;
 
 /**
  * The properties that a test's application is given again and again, in one statement:
- * registered in its {@code @DynamicPropertySource} (the class's queue names,
+ * those of a test class's application ({@link #of(TestQueues)}: the class's queue names,
  * {@code test.queues.<role>} and {@code test.id}, and its parking lot,
- * {@link TestQueues#parkingLot()}, from the start), or collected for an application the
- * test starts itself ({@link #application()}); then its tiers, the default policy's
- * retries and what else the test sets. <pre class="code">
- * RetrySettings.register(registry, queues).quorumTiers("170ms").retries(2, "170ms");
+ * {@link TestQueues#parkingLot()}, from the start), declared with its
+ * {@link TestQueues#settings TestQueues}, or those of an application the test starts
+ * itself ({@link #application()}); then its tiers, the default policy's retries and what
+ * else the test sets. <pre class="code">
+ * TestQueues.prefixed("misbehaviour")
+ * 	.settings((settings) -&gt; settings.quorumTiers("170ms").retries(2, "170ms"));
  * </pre>
  */
 public final class RetrySettings {
-
-	private final @Nullable DynamicPropertyRegistry registry;
 
 	private final @Nullable TestQueues queues;
 
 	private final Map<String, Object> values = new LinkedHashMap<>();
 
-	private RetrySettings(@Nullable DynamicPropertyRegistry registry, @Nullable TestQueues queues) {
-		this.registry = registry;
+	private RetrySettings(@Nullable TestQueues queues) {
 		this.queues = queues;
 	}
 
 	/**
-	 * Register {@code test.id}, {@code test.queues.<role>} for every queue the class has
-	 * named (a listener's {@code @RabbitListener(queues = "${test.queues.work}")}), and
-	 * the class's parking lot.
-	 * @param registry the test's registry
+	 * Collect the properties of a test class's application: {@code test.id},
+	 * {@code test.queues.<role>} for every queue the class has named (a listener's
+	 * {@code @RabbitListener(queues = "${test.queues.work}")}), and the class's parking
+	 * lot.
 	 * @param queues the class's queues
-	 * @return the settings, to register more
+	 * @return the settings, to add more
 	 */
-	public static RetrySettings register(DynamicPropertyRegistry registry, TestQueues queues) {
-		RetrySettings settings = new RetrySettings(registry, queues);
+	public static RetrySettings of(TestQueues queues) {
+		RetrySettings settings = new RetrySettings(queues);
 		queues.properties().forEach(settings::set);
 		return settings.parkingLot(queues.parkingLotName());
 	}
@@ -53,13 +51,14 @@ public final class RetrySettings {
 	 * @return the settings, to add more
 	 */
 	public static RetrySettings application() {
-		RetrySettings settings = new RetrySettings(null, null);
+		RetrySettings settings = new RetrySettings(null);
 		TestApplications.brokerProperties().forEach(settings::set);
 		return settings.set("spring.main.web-application-type", "none");
 	}
 
 	/**
-	 * The properties collected, for {@link TestApplications#run}.
+	 * The properties collected, for {@link TestApplications#run} or the application of a
+	 * test class.
 	 * @return a new map of them, to add the test's own to
 	 */
 	public Map<String, Object> toMap() {
@@ -179,18 +178,8 @@ public final class RetrySettings {
 	 * @return these settings
 	 */
 	public RetrySettings set(String name, Object value) {
-		synchronized (this.values) {
-			if (this.values.put(name, value) == null && this.registry != null) {
-				this.registry.add(name, () -> value(name));
-			}
-		}
+		this.values.put(name, value);
 		return this;
-	}
-
-	private Object value(String name) {
-		synchronized (this.values) {
-			return this.values.get(name);
-		}
 	}
 
 }

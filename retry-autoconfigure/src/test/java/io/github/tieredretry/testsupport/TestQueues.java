@@ -2,12 +2,15 @@ package io.github.tieredretry.testsupport;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import io.github.tieredretry.internal.topology.RetryTopology;
 import org.junit.jupiter.api.extension.AfterAllCallback;
@@ -19,11 +22,15 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * Queue names of one test class, unique on the shared broker, with a plain AMQP client
  * per test; every queue named here, and every {@link #topology() retry topology} handed
  * out, is deleted after the class, once its application has closed. Register it as a
- * static field, before the constants that use it: <pre class="code">
+ * static field, before the constants that use it, with the settings of the class's
+ * application: <pre class="code">
  * &#64;RegisterExtension
- * static final TestQueues queues = TestQueues.prefixed("routing");
+ * static final TestQueues queues = TestQueues.prefixed("routing")
+ * 	.settings((settings) -&gt; settings.quorumTiers("190ms").retries(1, "190ms"));
  * static final String QUEUE = queues.name("work");
- * </pre>
+ * </pre> The Spring test framework gives the application of a {@code @SpringBootTest}
+ * class that declares settings its {@link #applicationProperties() properties} through
+ * {@link TestQueuesContextCustomizerFactory}.
  */
 public final class TestQueues implements BeforeEachCallback, AfterEachCallback, AfterAllCallback {
 
@@ -47,6 +54,8 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	private final Map<String, ParkingLot> parkingLots = new ConcurrentHashMap<>();
 
 	private final AtomicInteger topologies = new AtomicInteger();
+
+	private final List<Consumer<RetrySettings>> settings = new CopyOnWriteArrayList<>();
 
 	private TestQueues(String prefix) {
 		this.prefix = prefix;
@@ -83,6 +92,46 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 			this.roles.forEach((role, name) -> properties.put("test.queues." + role, name));
 		}
 		return properties;
+	}
+
+	/**
+	 * Settings of the class's application, besides its queue names: applied when the
+	 * Spring test framework builds the application's context, after the class's constants
+	 * are initialized. A static field of the class declared after this one cannot be
+	 * named in an initializer of this field; settings that use one are declared in a
+	 * static initializer after it: <pre class="code">
+	 * static final TestQueues.Topology topology = queues.topology();
+	 * static {
+	 * 	queues.settings((settings) -&gt; settings.topology(topology));
+	 * }
+	 * </pre>
+	 * @param settings what to set, on the settings of
+	 * {@link RetrySettings#of(TestQueues)}
+	 * @return this instance
+	 */
+	public TestQueues settings(Consumer<RetrySettings> settings) {
+		this.settings.add(settings);
+		return this;
+	}
+
+	/**
+	 * Whether the class declared {@link #settings settings}, and so gives its application
+	 * the {@link #applicationProperties() properties}.
+	 * @return whether it did
+	 */
+	boolean declaresSettings() {
+		return !this.settings.isEmpty();
+	}
+
+	/**
+	 * The properties of the class's application: those of
+	 * {@link RetrySettings#of(TestQueues)}, with the {@link #settings settings} declared.
+	 * @return property name to value, in a new map
+	 */
+	public Map<String, Object> applicationProperties() {
+		RetrySettings settings = RetrySettings.of(this);
+		this.settings.forEach((declared) -> declared.accept(settings));
+		return settings.toMap();
 	}
 
 	/**
@@ -141,7 +190,8 @@ public final class TestQueues implements BeforeEachCallback, AfterEachCallback, 
 	}
 
 	/**
-	 * The name of the class's parking lot, the one {@link RetrySettings} registers.
+	 * The name of the class's parking lot, the one its application is given
+	 * ({@link RetrySettings#of(TestQueues)}).
 	 * @return its name
 	 */
 	public String parkingLotName() {
