@@ -19,8 +19,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -48,13 +46,12 @@ class RetryDisabledIntegrationTests {
 	/** Far more deliveries than any delivery limit that applies by default. */
 	static final int HOT_LOOP = 200;
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("retry.enabled", () -> "false");
-		registry.add("test.classic", () -> CLASSIC);
-		registry.add("test.quorum", () -> QUORUM);
-		// Thousands of failures: the container's WARN per failure is not wanted here.
-		registry.add("logging.level.org.springframework.amqp.rabbit.listener", () -> "off");
+	static {
+		queues.settings((settings) -> settings.set("retry.enabled", "false")
+			.set("test.classic", CLASSIC)
+			.set("test.quorum", QUORUM)
+			// Thousands of failures: the container's WARN per failure is not wanted here.
+			.set("logging.level.org.springframework.amqp.rabbit.listener", "off"));
 	}
 
 	@Autowired

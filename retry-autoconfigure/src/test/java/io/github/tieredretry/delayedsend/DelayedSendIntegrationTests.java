@@ -36,8 +36,6 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -74,11 +72,10 @@ class DelayedSendIntegrationTests {
 	/** Broker and scheduling latency on a loaded machine, beyond the smallest tier. */
 	static final Duration SLACK = Duration.ofSeconds(1);
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("retry.parking-lot", topology::parkingLot);
-		registry.add("retry.tiers", topology::tiers);
-		registry.add("retry.delayed-send.queue", () -> SCHEDULED);
+	static {
+		queues.settings((settings) -> settings.parkingLot(topology.parkingLot())
+			.set("retry.tiers", topology.tiers())
+			.set("retry.delayed-send.queue", SCHEDULED));
 	}
 
 	@BeforeAll

@@ -15,7 +15,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanId;
@@ -43,8 +42,6 @@ import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainer
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -67,7 +64,7 @@ class TracingAcrossRetriesIntegrationTests {
 
 	static final String BATCH_QUEUE = queues.name("batch");
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
 	static final String FIRST_TIER = queues.owned("retry.delay.173ms");
 
@@ -85,16 +82,15 @@ class TracingAcrossRetriesIntegrationTests {
 
 	static final AttributeKey<String> MESSAGE_ID = AttributeKey.stringKey("messaging.message.id");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		registry.add("test.queue", () -> QUEUE);
-		registry.add("test.unobserved-queue", () -> UNOBSERVED_QUEUE);
-		registry.add("test.batch-queue", () -> BATCH_QUEUE);
-		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "173ms, 331ms", 2);
-		registry.add("retry.defaults.delays", () -> "173ms, 331ms");
-		registry.add("spring.rabbitmq.listener.simple.observation-enabled", () -> "true");
-		registry.add("spring.rabbitmq.template.observation-enabled", () -> "true");
-		registry.add("management.tracing.sampling.probability", () -> "1.0");
+	static {
+		queues.settings((settings) -> settings.set("test.queue", QUEUE)
+			.set("test.unobserved-queue", UNOBSERVED_QUEUE)
+			.set("test.batch-queue", BATCH_QUEUE)
+			.classicTiers("173ms, 331ms")
+			.retries(2, "173ms, 331ms")
+			.set("spring.rabbitmq.listener.simple.observation-enabled", "true")
+			.set("spring.rabbitmq.template.observation-enabled", "true")
+			.set("management.tracing.sampling.probability", "1.0"));
 	}
 
 	@Autowired

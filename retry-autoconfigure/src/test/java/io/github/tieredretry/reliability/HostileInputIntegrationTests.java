@@ -22,7 +22,6 @@ import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.ScriptedListener;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,8 +38,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -69,14 +66,14 @@ class HostileInputIntegrationTests {
 
 	static final int MAX_RETRIES = 2;
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		Map<String, Object> properties = TopologyProperties.retrying(topology, SCRIPTED, MAX_RETRIES);
-		properties.put("test.serialized", SERIALIZED);
-		properties.put("test.text", TEXT);
-		properties.put("test.huge-errors", HUGE_ERRORS);
-		properties.put("retry.headers.include-stack-trace", "true");
-		TopologyProperties.register(registry, properties);
+	static {
+		queues.settings((settings) -> settings.topology(topology)
+			.retries(MAX_RETRIES, topology.shortTier())
+			.set("test.work", SCRIPTED)
+			.set("test.serialized", SERIALIZED)
+			.set("test.text", TEXT)
+			.set("test.huge-errors", HUGE_ERRORS)
+			.set("retry.headers.include-stack-trace", "true"));
 	}
 
 	@Autowired

@@ -16,15 +16,12 @@ import io.github.tieredretry.testsupport.ParkingLot;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -47,13 +44,13 @@ class OversizedHeadersIntegrationTests {
 
 	static final String WORK = queues.name("work");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		Map<String, Object> properties = TopologyProperties.retrying(topology, WORK, 1);
-		properties.put("retry.headers.include-stack-trace", "true");
-		properties.put("retry.publish.failure-initial-pause", "100ms");
-		properties.put("retry.publish.failure-max-pause", "500ms");
-		TopologyProperties.register(registry, properties);
+	static {
+		queues.settings((settings) -> settings.topology(topology)
+			.retries(1, topology.shortTier())
+			.set("test.work", WORK)
+			.set("retry.headers.include-stack-trace", "true")
+			.set("retry.publish.failure-initial-pause", "100ms")
+			.set("retry.publish.failure-max-pause", "500ms"));
 	}
 
 	@Autowired

@@ -13,7 +13,6 @@ import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.RetryEvents;
 import io.github.tieredretry.testsupport.ScriptHeaderMessages;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -45,14 +42,14 @@ class QueueDeletionIntegrationTests {
 
 	static final String DOOMED = queues.name("doomed");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		Map<String, Object> properties = TopologyProperties.retrying(topology, WORK, 2);
-		properties.put("test.slow", DOOMED);
-		properties.put("retry.policies.slow.delays", topology.longTier().toMillis() + "ms");
-		properties.put("retry.publish.failure-initial-pause", "200ms");
-		properties.put("retry.publish.failure-max-pause", "1s");
-		TopologyProperties.register(registry, properties);
+	static {
+		queues.settings((settings) -> settings.topology(topology)
+			.retries(2, topology.shortTier())
+			.set("test.work", WORK)
+			.set("test.slow", DOOMED)
+			.set("retry.policies.slow.delays", topology.longTier().toMillis() + "ms")
+			.set("retry.publish.failure-initial-pause", "200ms")
+			.set("retry.publish.failure-max-pause", "1s"));
 	}
 
 	@Autowired

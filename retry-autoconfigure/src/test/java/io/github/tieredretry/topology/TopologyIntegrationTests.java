@@ -21,8 +21,6 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -45,22 +43,20 @@ class TopologyIntegrationTests {
 
 	static final List<String> QUEUES = List.of(queues.name("a"), queues.name("b"), queues.name("c"));
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		for (int i = 0; i < QUEUES.size(); i++) {
-			int index = i;
-			registry.add("test.queue-" + i, () -> QUEUES.get(index));
-		}
-		registry.add("retry.parking-lot", () -> PARKING_LOT);
-		registry.add("retry.tiers", () -> "1170ms, 2270ms");
-		// Earlier runs (and other worktrees' runs) of this test left these tiers as
-		// classic queues on the test broker.
-		registry.add("retry.queue-type", () -> "classic");
-		// Only the reconnection may declare a deleted queue again here; the scheduled
-		// check runs in TopologyGuardianIntegrationTests (module reliability).
-		registry.add("retry.topology.check-interval", () -> "0");
+	static {
+		queues.settings((settings) -> {
+			for (int i = 0; i < QUEUES.size(); i++) {
+				settings.set("test.queue-" + i, QUEUES.get(i));
+			}
+			// Earlier runs (and other worktrees' runs) of this test left these tiers as
+			// classic queues on the test broker.
+			settings.set("retry.tiers", "1170ms, 2270ms").set("retry.queue-type", "classic");
+			// Only the reconnection may declare a deleted queue again here; the scheduled
+			// check runs in TopologyGuardianIntegrationTests (module reliability).
+			settings.set("retry.topology.check-interval", "0");
+		});
 	}
 
 	@Autowired

@@ -24,7 +24,6 @@ import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.Script;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -40,8 +39,6 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -64,7 +61,7 @@ class RetryEndpointWebIntegrationTests {
 	/** Never declared: the origin queue of a parked message whose queue is gone. */
 	static final String GONE = queues.name("gone");
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
 	/**
 	 * Fails as not retryable (parked at once) until the message comes back from the
@@ -72,17 +69,20 @@ class RetryEndpointWebIntegrationTests {
 	 */
 	static final String REJECT_UNTIL_REPLAYED = "reject-until-replayed";
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "200ms, 500ms", 2);
-		registry.add("test.orders", () -> ORDERS);
-		registry.add("test.payments", () -> PAYMENTS);
-		TopologyProperties.registerPolicy(registry, "payments", Map.of("max-retries", "3", "initial-interval", "200ms",
-				"multiplier", "2.0", "max-interval", "500ms", "jitter", "0.2"));
-		registry.add("management.endpoints.web.exposure.include", () -> "health,metrics,prometheus,retry");
-		registry.add("management.endpoint.health.show-details", () -> "always");
-		// As the Grafana dashboard's p95 panel expects.
-		registry.add("management.metrics.distribution.percentiles-histogram.rabbitmq.retry.recovery", () -> "true");
+	static {
+		queues.settings((settings) -> settings.classicTiers("200ms, 500ms")
+			.set("retry.defaults.max-retries", 2)
+			.set("test.orders", ORDERS)
+			.set("test.payments", PAYMENTS)
+			.set("retry.policies.payments.max-retries", "3")
+			.set("retry.policies.payments.initial-interval", "200ms")
+			.set("retry.policies.payments.multiplier", "2.0")
+			.set("retry.policies.payments.max-interval", "500ms")
+			.set("retry.policies.payments.jitter", "0.2")
+			.set("management.endpoints.web.exposure.include", "health,metrics,prometheus,retry")
+			.set("management.endpoint.health.show-details", "always")
+			// As the Grafana dashboard's p95 panel expects.
+			.set("management.metrics.distribution.percentiles-histogram.rabbitmq.retry.recovery", "true"));
 	}
 
 	@LocalServerPort

@@ -8,7 +8,6 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -26,8 +25,6 @@ import org.springframework.security.config.annotation.web.configuration.EnableWe
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.config.Customizer.withDefaults;
@@ -42,20 +39,16 @@ import static org.springframework.security.config.Customizer.withDefaults;
 class OperatorAuditIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("operator-audit");
+	static final TestQueues queues = TestQueues.prefixed("operator-audit")
+		.settings((settings) -> settings.classicTiers("1013ms")
+			.set("retry.console.enabled", "true")
+			.set("management.endpoints.web.exposure.include", "retry, auditevents"));
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
 	static final String ALICE = ConsoleClient.basic("alice", "secret");
 
 	static final String BOB = ConsoleClient.basic("bob", "secret");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "1013ms");
-		registry.add("retry.console.enabled", () -> "true");
-		registry.add("management.endpoints.web.exposure.include", () -> "retry, auditevents");
-	}
 
 	@LocalServerPort
 	int port;

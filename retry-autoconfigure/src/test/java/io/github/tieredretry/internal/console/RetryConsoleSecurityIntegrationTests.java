@@ -6,7 +6,6 @@ import com.jayway.jsonpath.JsonPath;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,8 +19,6 @@ import org.springframework.security.config.annotation.web.configuration.EnableWe
 import org.springframework.security.core.userdetails.User;
 import org.springframework.security.provisioning.InMemoryUserDetailsManager;
 import org.springframework.security.web.SecurityFilterChain;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.security.config.Customizer.withDefaults;
@@ -36,17 +33,12 @@ import static org.springframework.security.config.Customizer.withDefaults;
 class RetryConsoleSecurityIntegrationTests {
 
 	@RegisterExtension
-	static final TestQueues queues = TestQueues.prefixed("console-security");
+	static final TestQueues queues = TestQueues.prefixed("console-security")
+		.settings((settings) -> settings.classicTiers("1013ms").set("retry.console.enabled", "true"));
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
 	static final String ORDERS = queues.name("orders");
-
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "1013ms");
-		registry.add("retry.console.enabled", () -> "true");
-	}
 
 	@LocalServerPort
 	int port;

@@ -13,7 +13,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.github.tieredretry.testsupport.WorkQueueApplication;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -21,8 +20,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -51,14 +48,14 @@ class ForwardedCopiesIntegrationTests {
 
 	static final String WORK = queues.name("work");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TopologyProperties.registerClassicTiers(registry, topology.parkingLot(), MINUTE_TIER.toMillis() + "ms", 1);
-		registry.add("test.work", () -> WORK);
-		registry.add("test.work-queue-type", () -> "quorum");
-		registry.add("test.auto-startup", () -> "false");
-		registry.add("retry.defaults.delays", () -> MINUTE_TIER.toMillis() + "ms");
-		registry.add("retry.defaults.no-retry-on", IllegalArgumentException.class::getName);
+	static {
+		queues.settings((settings) -> settings.parkingLot(topology.parkingLot())
+			.classicTiers(MINUTE_TIER.toMillis() + "ms")
+			.retries(1, MINUTE_TIER)
+			.set("test.work", WORK)
+			.set("test.work-queue-type", "quorum")
+			.set("test.auto-startup", "false")
+			.set("retry.defaults.no-retry-on", IllegalArgumentException.class.getName()));
 	}
 
 	@Autowired

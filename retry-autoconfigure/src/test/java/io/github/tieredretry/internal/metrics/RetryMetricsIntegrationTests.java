@@ -10,7 +10,6 @@ import io.github.tieredretry.testsupport.InvocationRecorder;
 import io.github.tieredretry.testsupport.Messages;
 import io.github.tieredretry.testsupport.RabbitIntegrationTest;
 import io.github.tieredretry.testsupport.TestQueues;
-import io.github.tieredretry.testsupport.TopologyProperties;
 import io.github.tieredretry.testsupport.WorkQueueApplication;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,8 +21,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.context.DynamicPropertyRegistry;
-import org.springframework.test.context.DynamicPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -43,7 +40,7 @@ class RetryMetricsIntegrationTests {
 
 	static final String SLOW_QUEUE = queues.name("slow");
 
-	static final String PARKING_LOT = queues.name("parking");
+	static final String PARKING_LOT = queues.parkingLotName();
 
 	/**
 	 * A tier no other test uses: its depth is this class's alone, and messages stay in it
@@ -51,14 +48,13 @@ class RetryMetricsIntegrationTests {
 	 */
 	static final String SLOW_TIER_QUEUE = queues.owned(RetryTopology.TIER_QUEUE_PREFIX + "47s");
 
-	@DynamicPropertySource
-	static void properties(DynamicPropertyRegistry registry) {
-		TopologyProperties.registerClassicTiers(registry, PARKING_LOT, "200ms, 500ms, 47s", 2);
-		registry.add("test.work", () -> QUEUE);
-		registry.add("test.slow", () -> SLOW_QUEUE);
-		registry.add("retry.defaults.delays", () -> "200ms, 500ms");
-		registry.add("retry.policies.slow.delays", () -> "47s");
-		registry.add("retry.policies.slow.max-retries", () -> "1");
+	static {
+		queues.settings((settings) -> settings.classicTiers("200ms, 500ms, 47s")
+			.retries(2, "200ms, 500ms")
+			.set("test.work", QUEUE)
+			.set("test.slow", SLOW_QUEUE)
+			.set("retry.policies.slow.delays", "47s")
+			.set("retry.policies.slow.max-retries", "1"));
 	}
 
 	@Autowired
