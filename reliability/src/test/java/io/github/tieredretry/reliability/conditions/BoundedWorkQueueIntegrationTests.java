@@ -63,11 +63,12 @@ class BoundedWorkQueueIntegrationTests {
 			assertThat(scenario.channel.messageCount(TIER)).isZero();
 			// And keeps holding it while the work queue refuses it again and again (the
 			// dead-letter worker tries every 2 s here). Each look is a rabbitmqctl call,
-			// which a busy machine slows down: hence the room beyond the 5 s.
+			// which a busy machine slows down (seen taking most of a 15 s limit while two
+			// other builds started and stopped nodes): hence the room beyond the 5 s.
 			// No event marks a refused attempt of the dead-letter worker, so this is a
 			// window: long enough for two of them.
 			await().during(Duration.ofSeconds(5))
-				.atMost(Duration.ofSeconds(15))
+				.atMost(Duration.ofSeconds(40))
 				.until(() -> scenario.heldForDeadLettering(TIER) == 1 && scenario.channel.messageCount(WORK) == 1);
 			scenario.app.startListeners();
 			await().atMost(Duration.ofSeconds(10)).until(() -> scenario.app.deliveries().succeeded(scenario.filler));
