@@ -27,11 +27,15 @@ import org.springframework.amqp.rabbit.connection.ConnectionFactory;
  * channel, or sends no confirm in time. There is one publish path:
  * {@link #publishAndWait} waits for the same future.
  * <p>
- * Every step of a publish (listeners, publish, confirm, return, close) runs on the one
- * real channel it started on, which carries no other publish until it is settled: a
- * confirm and a return can only be this publish's, and a channel that dies fails the
- * publish instead of being silently replaced. A channel that may still receive a confirm
- * (timed out, nacked, closed) is never reused.
+ * Forwards to the starter's own exchanges ({@link #publish}) share a few confirm
+ * channels, each matching confirms to publishes by sequence number, as a client
+ * publishing on its own would ({@link ForwardChannel}): a channel that dies fails only
+ * what was in flight on it. A publish whose caller waits ({@link #publishAndWait}) or
+ * that goes to an exchange the application names ({@link #publishAsSent}) runs every step
+ * (listeners, publish, confirm, return, close) on a real channel of its own, which
+ * carries no other publish until it is settled: an exchange that does not exist closes
+ * only that channel. Such a channel that may still receive a confirm (timed out, nacked,
+ * closed) is never reused.
  * <p>
  * Callers never touch the publisher connection: publishes are made on the publisher
  * thread of {@link RetryExecutors}. While RabbitMQ blocks the connection (a resource
@@ -49,9 +53,22 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	private final PublisherBlockedState blockedState;
 
 	/**
-	 * Publishes that may wait for their confirm at once: one per cached channel, so that
-	 * a channel is taken from the cache and given back to it, never opened and closed per
-	 * publish.
+	 * How many confirm channels forwards share by default. More than one lets the broker
+	 * route on more than one channel process; few, so that a dying channel fails few
+	 * forwards.
+	 */
+	static final int FORWARD_CHANNELS = 2;
+
+	/** The channels forwards share, in turn; only touched on the publisher thread. */
+	private final @Nullable ForwardChannel[] forwardChannels;
+
+	/** The next forward channel to publish on; only touched on the publisher thread. */
+	private int nextForwardChannel;
+
+	/**
+	 * Publishes of their own channel that may wait for their confirm at once: one per
+	 * cached channel, so that a channel is taken from the cache and given back to it,
+	 * never opened and closed per publish.
 	 */
 	private final int channelSlots;
 
@@ -85,6 +102,12 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	public ConfirmedPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout, RetryExecutors executors,
 			PublisherBlockedState blockedState) {
+		this(connectionFactory, confirmTimeout, executors, blockedState, FORWARD_CHANNELS);
+	}
+
+	ConfirmedPublisher(ConnectionFactory connectionFactory, Duration confirmTimeout, RetryExecutors executors,
+			PublisherBlockedState blockedState, int forwardChannels) {
+		this.forwardChannels = new ForwardChannel[forwardChannels];
 		this.connectionFactory = connectionFactory;
 		this.confirmTimeout = confirmTimeout;
 		this.executors = executors;
@@ -225,6 +248,10 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 			publication.fail(ForwardFailedException.Kind.PUBLISH_ERROR, "the publisher is closed", null);
 			return;
 		}
+		if (publication.sharesAChannel()) {
+			startOnForwardChannel(publication);
+			return;
+		}
 		if (this.slotsInUse >= this.channelSlots) {
 			// Every slot's publish is settled within the confirm timeout (or waits out a
 			// resource alarm).
@@ -248,6 +275,51 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 			return;
 		}
 		publication.publishOn(channel);
+	}
+
+	// On the publisher thread: publish on the next forward channel, opening it first if
+	// it is not open (yet or any more).
+	private void startOnForwardChannel(Publication publication) {
+		if (this.blockedState.isBlocked()) {
+			submit(publication);
+			return;
+		}
+		ForwardChannel channel;
+		try {
+			channel = nextForwardChannel();
+		}
+		catch (RuntimeException ex) {
+			publication.fail(errorKind(ex), "no channel: " + ex.getMessage(), ex);
+			return;
+		}
+		this.unsettled.incrementAndGet();
+		publication.publishOn(channel);
+	}
+
+	private ForwardChannel nextForwardChannel() {
+		int index = this.nextForwardChannel;
+		this.nextForwardChannel = (index + 1) % this.forwardChannels.length;
+		ForwardChannel channel = this.forwardChannels[index];
+		if (channel != null && channel.isUsable()) {
+			return channel;
+		}
+		if (channel != null) {
+			// Died: what was in flight on it has failed already.
+			this.forwardChannels[index] = null;
+			letGoLater(channel);
+		}
+		ForwardChannel opened = ForwardChannel.on(this.connectionFactory.createConnection().createChannel(false));
+		this.forwardChannels[index] = opened;
+		return opened;
+	}
+
+	private void letGoLater(ForwardChannel channel) {
+		try {
+			this.executors.maintenance().execute(channel::letGo);
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: the connection closes with the application.
+		}
 	}
 
 	/**
@@ -301,6 +373,13 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 				remaining = deadline - System.nanoTime();
 			}
 		}
+		for (int i = 0; i < this.forwardChannels.length; i++) {
+			ForwardChannel channel = this.forwardChannels[i];
+			if (channel != null) {
+				this.forwardChannels[i] = null;
+				channel.letGo();
+			}
+		}
 	}
 
 	String username() {
@@ -319,7 +398,7 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		return this.closed;
 	}
 
-	private void settledOne() {
+	void settledOne() {
 		if (this.unsettled.decrementAndGet() == 0) {
 			synchronized (this.allSettled) {
 				this.allSettled.notifyAll();

@@ -16,9 +16,11 @@ import io.github.tieredretry.internal.broker.RealChannels;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One publish of a {@link ConfirmedPublisher}, on a channel of its own until it is
- * settled: its listeners, its confirm timeout and its one settlement (confirm, nack,
- * return, channel close or timeout).
+ * One publish of a {@link ConfirmedPublisher}: its confirm timeout and its one settlement
+ * (confirm, nack, return, channel close or timeout). A forward goes out on a
+ * {@link ForwardChannel} it shares with other forwards; a publish whose caller waits for
+ * it, or that goes to an exchange the application names, on a channel of its own until it
+ * is settled, with listeners of its own.
  */
 final class Publication implements ConfirmListener, ReturnListener, ShutdownListener {
 
@@ -55,6 +57,12 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	private @Nullable Channel channel;
 
 	private @Nullable Channel target;
+
+	/** Whether it counts as unsettled towards a shared channel's publisher. */
+	private volatile boolean onSharedChannel;
+
+	/** The shared channel a forward went out on. */
+	private volatile @Nullable ForwardChannel forwardChannel;
 
 	private volatile long sequenceNumber;
 
@@ -93,6 +101,106 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	 */
 	boolean failIfBlocked() {
 		return this.failIfBlocked;
+	}
+
+	/**
+	 * Whether it shares a confirm channel with other forwards: a forward to the starter's
+	 * own exchanges that nobody waits for. A publish whose caller waits, or that goes to
+	 * an exchange the application names (which may not exist and then closes its
+	 * channel), takes a channel of its own.
+	 * @return whether it goes out on a {@link ForwardChannel}
+	 */
+	boolean sharesAChannel() {
+		return !this.failIfBlocked && !this.asSent;
+	}
+
+	/**
+	 * On the publisher thread: publish on a channel shared with other forwards.
+	 * @param channel the channel
+	 */
+	void publishOn(ForwardChannel channel) {
+		this.onSharedChannel = true;
+		try {
+			scheduleTimeout();
+			AMQP.BasicProperties publishable = ForwardedProperties.publishable(this.properties,
+					this.publisher.username(), this.body.length, channel.frameMax());
+			channel.publish(this, this.exchange, this.routingKey, publishable, this.body);
+		}
+		catch (RuntimeException ex) {
+			settle(failure(ConfirmedPublisher.errorKind(ex), ex.getMessage(), ex));
+		}
+	}
+
+	/**
+	 * Called by the shared channel right before the publish goes out.
+	 * @param channel the channel
+	 * @param sequenceNumber the publish's sequence number on it
+	 */
+	void sentOn(ForwardChannel channel, long sequenceNumber) {
+		this.forwardChannel = channel;
+		this.sequenceNumber = sequenceNumber;
+	}
+
+	/**
+	 * The broker confirmed (ack) or refused (nack) this forward on its shared channel.
+	 * @param ack whether it was an ack
+	 */
+	void confirmed(boolean ack) {
+		if (!ack) {
+			settle(failure(ForwardFailedException.Kind.NACKED, "nacked by the broker", null));
+			return;
+		}
+		String unroutable = this.returned;
+		settle((unroutable != null) ? new ForwardFailedException(ForwardFailedException.Kind.RETURNED,
+				"Broker returned the message published to " + describe() + ": " + unroutable) : null);
+	}
+
+	/**
+	 * Whether a return on its shared channel is this forward's, and if so, remember it
+	 * until the confirm that follows.
+	 * @param exchange the exchange of the returned message
+	 * @param routingKey its routing key
+	 * @param body its body
+	 * @param reply the reply code and text
+	 * @return whether it was taken as this forward's return
+	 */
+	boolean returnedAs(String exchange, String routingKey, byte[] body, String reply) {
+		if (this.returned != null || !this.exchange.equals(exchange) || !this.routingKey.equals(routingKey)
+				|| !ForwardChannel.sameBody(body, this.body)) {
+			return false;
+		}
+		this.returned = reply;
+		return true;
+	}
+
+	/**
+	 * Its shared channel died before it was confirmed. Only a forward to the exchange
+	 * whose absence closed the channel fails as a missing exchange; the others fail as a
+	 * publish error, to be forwarded again.
+	 * @param reason why the channel died
+	 */
+	void channelDied(@Nullable Throwable reason) {
+		ForwardFailedException.Kind kind = ConfirmedPublisher.errorKind(reason);
+		if (kind == ForwardFailedException.Kind.MISSING_EXCHANGE && !namesThisExchange(reason)) {
+			kind = ForwardFailedException.Kind.PUBLISH_ERROR;
+		}
+		String problem = (reason != null) ? "channel closed: " + reason.getMessage() : "channel closed";
+		settle(failure(kind, problem, reason));
+	}
+
+	private boolean namesThisExchange(@Nullable Throwable reason) {
+		String missing = "no exchange '" + this.exchange + "'";
+		for (Throwable current = reason; current != null; current = current.getCause()) {
+			if (current instanceof ShutdownSignalException signal
+					&& signal.getReason() instanceof AMQP.Channel.Close close && close.getReplyText() != null
+					&& close.getReplyText().contains(missing)) {
+				return true;
+			}
+			if (current.getCause() == current) {
+				break;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -213,6 +321,15 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 		ScheduledFuture<?> scheduledTimeout = this.timeout;
 		if (scheduledTimeout != null) {
 			scheduledTimeout.cancel(false);
+		}
+		if (this.onSharedChannel) {
+			ForwardChannel shared = this.forwardChannel;
+			if (shared != null) {
+				// A late confirm for it settles nothing; the channel serves other
+				// forwards on.
+				shared.forget(this.sequenceNumber, this);
+			}
+			this.publisher.settledOne();
 		}
 		Channel real = this.target;
 		Channel cached = this.channel;

@@ -3,9 +3,14 @@ package io.github.tieredretry.internal.forwarding;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -153,6 +158,50 @@ class ConfirmedPublisherIntegrationTests {
 		catch (InvocationTargetException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	@Test
+	void forwardChannelThatDiesUnderLoadFailsWhatWasInFlightOnItAndEveryConfirmedForwardArrived() {
+		// Forwards share a few channels. One forward to a missing exchange makes the
+		// broker close its channel (404) while hundreds of others are in flight: each of
+		// them is either confirmed, and then in the queue, or fails as a publish error,
+		// to be forwarded again. None is lost, none waits for its timeout, and only the
+		// forward to the missing exchange fails as a missing exchange.
+		int forwards = 2000;
+		String missing = "no-such-exchange-" + UUID.randomUUID();
+		List<CompletableFuture<Void>> results = new ArrayList<>();
+		for (int i = 0; i < forwards; i++) {
+			String exchange = (i == forwards / 2) ? missing : "";
+			results.add(this.publisher.publish(exchange, this.queue, new AMQP.BasicProperties(),
+					Integer.toString(i).getBytes(StandardCharsets.UTF_8)));
+		}
+		assertThat(CompletableFuture.allOf(results.stream()
+			.map((result) -> result.handle((done, failure) -> null))
+			.toArray(CompletableFuture[]::new))).as("every forward settled well before its 5 s confirm timeout")
+			.succeedsWithin(Duration.ofSeconds(4));
+
+		Set<String> confirmed = new HashSet<>();
+		Map<ForwardFailedException.Kind, Integer> failures = new EnumMap<>(ForwardFailedException.Kind.class);
+		for (int i = 0; i < forwards; i++) {
+			Throwable failure = catchThrowable(results.get(i)::join);
+			if (failure == null) {
+				confirmed.add(Integer.toString(i));
+			}
+			else {
+				assertThat(failure).hasCauseInstanceOf(ForwardFailedException.class);
+				ForwardFailedException.Kind kind = ((ForwardFailedException) failure.getCause()).getKind();
+				assertThat(kind).as("forward %d", i)
+					.isEqualTo((i == forwards / 2) ? ForwardFailedException.Kind.MISSING_EXCHANGE
+							: ForwardFailedException.Kind.PUBLISH_ERROR);
+				failures.merge(kind, 1, Integer::sum);
+			}
+		}
+		Set<String> arrived = new HashSet<>();
+		this.broker.drain(this.queue).forEach((received) -> arrived.add(received.bodyText()));
+		assertThat(arrived).as("every confirmed forward arrived").containsAll(confirmed);
+		assertThat(failures).containsEntry(ForwardFailedException.Kind.MISSING_EXCHANGE, 1);
+		assertThat(confirmed).as("forwards on the other channel, and before the close, were confirmed")
+			.hasSizeGreaterThan(forwards / 4);
 	}
 
 	@Test

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
@@ -22,6 +23,7 @@ import com.rabbitmq.client.ShutdownListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -51,8 +53,10 @@ import static org.mockito.Mockito.verify;
 
 /**
  * Tests for {@link ConfirmedPublisher} without a broker: every channel is a fake whose
- * confirms, returns and closes the test sends itself, on the channel the publish started
- * on.
+ * confirms, returns and closes the test sends itself. The top-level tests are of
+ * publishes on a channel of their own (a delayed send reaching the application's
+ * exchange, a publish its caller waits for), and of what holds for every publish;
+ * {@link Forwards} are of forwards sharing a channel.
  */
 class ConfirmedPublisherTests {
 
@@ -134,7 +138,7 @@ class ConfirmedPublisherTests {
 	void publishWithoutConfirmTimesOutOnTheTimerAndItsChannelIsClosedForGood() throws Exception {
 		ConfirmedPublisher publisher = publisher(this.factory, Duration.ofMillis(200));
 
-		CompletableFuture<Void> result = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> result = publisher.publishAsSent("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
 
 		ForwardFailedException failure = failureOf(result);
@@ -216,8 +220,8 @@ class ConfirmedPublisherTests {
 	void publishesBeyondTheCachedChannelsWaitForAChannelToBeGivenBack() throws Exception {
 		ConfirmedPublisher publisher = publisher(this.channels.cachingFactory(1), Duration.ofMinutes(1));
 
-		CompletableFuture<Void> first = publisher.publish("", "orders", PROPERTIES, BODY);
-		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> first = publisher.publishAsSent("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> second = publisher.publishAsSent("", "orders", PROPERTIES, BODY);
 		FakeChannel firstChannel = this.channels.awaitPublish(0);
 		// The publisher thread takes publishes in order: once it ran a task submitted
 		// after both, the second has either taken a channel or is waiting for one.
@@ -411,11 +415,201 @@ class ConfirmedPublisherTests {
 	}
 
 	/**
-	 * Publishes the test message to the given exchange and routing key through a
-	 * publisher of its own, with a confirm timeout of a minute.
+	 * Forwards to the starter's own exchanges: they share a few confirm channels, each
+	 * settled by the confirm that covers its sequence number.
+	 */
+	@Nested
+	class Forwards {
+
+		private static final byte[] OTHER_BODY = "order 43".getBytes();
+
+		/** A publisher whose forwards share one channel. */
+		private final ConfirmedPublisher publisher = new ConfirmedPublisher(ConfirmedPublisherTests.this.factory,
+				Duration.ofMinutes(1), ConfirmedPublisherTests.this.executors,
+				ConfirmedPublisherTests.this.blockedState, 1);
+
+		private final FakeChannels channels = ConfirmedPublisherTests.this.channels;
+
+		@Test
+		void forwardsShareOneChannelAndEachIsSettledByTheConfirmOfItsSequenceNumber() throws Exception {
+			this.channels.nextSequenceNumber = 7;
+			CompletableFuture<Void> first = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> second = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> third = forward("retry.delay", "payments", OTHER_BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 3);
+			assertThat(channel.publishes).containsExactly(7L, 8L, 9L);
+
+			channel.confirms().handleAck(8, false);
+			assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(first).isNotDone();
+			assertThat(third).isNotDone();
+			channel.confirms().handleAck(9, true);
+
+			assertThat(first).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(third).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(this.channels.opened).as("one channel for all three").hasSize(1);
+			assertThat(channel.closedForGood).as("kept for the next forwards").isNotDone();
+		}
+
+		@Test
+		void nackFailsTheForwardsItCoversAndTheChannelCarriesTheNextForward() throws Exception {
+			CompletableFuture<Void> first = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> second = forward("retry.delay", "orders", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 2);
+			channel.confirms().handleNack(1, false);
+
+			assertThat(failureOf(first).getKind()).isEqualTo(ForwardFailedException.Kind.NACKED);
+			assertThat(second).isNotDone();
+			CompletableFuture<Void> third = forward("retry.delay", "orders", BODY);
+			this.channels.awaitPublishes(0, 3);
+			channel.confirms().handleAck(3, true);
+			assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(third).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(this.channels.opened).hasSize(1);
+		}
+
+		@Test
+		void returnFailsTheForwardWithTheSameExchangeRoutingKeyAndBodyWhenItsConfirmArrives() throws Exception {
+			CompletableFuture<Void> routed = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> otherBody = forward("retry.delay", "gone", OTHER_BODY);
+			CompletableFuture<Void> unroutable = forward("retry.delay", "gone", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 3);
+			channel.returns().handleReturn(312, "NO_ROUTE", "retry.delay", "gone", PROPERTIES, BODY.clone());
+			assertThat(unroutable).as("settled by the confirm that follows the return").isNotDone();
+			channel.confirms().handleAck(3, true);
+
+			assertThat(routed).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(otherBody).succeedsWithin(Duration.ofSeconds(5));
+			ForwardFailedException failure = failureOf(unroutable);
+			assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED);
+			assertThat(failure).hasMessageContaining("312 NO_ROUTE").hasMessageContaining("'gone'");
+		}
+
+		@Test
+		void twoReturnsOfTheSameMessageFailTwoForwards() throws Exception {
+			CompletableFuture<Void> first = forward("retry.delay", "gone", BODY);
+			CompletableFuture<Void> second = forward("retry.delay", "gone", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 2);
+			channel.returns().handleReturn(312, "NO_ROUTE", "retry.delay", "gone", PROPERTIES, BODY);
+			channel.returns().handleReturn(312, "NO_ROUTE", "retry.delay", "gone", PROPERTIES, BODY);
+			channel.confirms().handleAck(2, true);
+
+			assertThat(failureOf(first).getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED);
+			assertThat(failureOf(second).getKind()).isEqualTo(ForwardFailedException.Kind.RETURNED);
+		}
+
+		@Test
+		void channelThatDiesFailsEveryForwardInFlightOnItAndOnlyThoseToTheMissingExchangeAsMissing() throws Exception {
+			CompletableFuture<Void> confirmed = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> toMissing = forward("retry.delay", "orders", BODY);
+			CompletableFuture<Void> toOther = forward("retry.return", "orders", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 3);
+			channel.confirms().handleAck(1, false);
+			channel.closedBy(channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay' in vhost '/'"));
+
+			assertThat(confirmed).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(failureOf(toMissing).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+			ForwardFailedException other = failureOf(toOther);
+			assertThat(other.getKind()).as("to be forwarded again")
+				.isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+			assertThat(other).hasMessageContaining("channel closed");
+
+			CompletableFuture<Void> next = forward("retry.return", "orders", BODY);
+			FakeChannel reopened = this.channels.awaitPublishes(1, 1);
+			assertThat(channel.awaitClose()).as("the dead channel is let go for good").isTrue();
+			reopened.ack();
+			assertThat(next).succeedsWithin(Duration.ofSeconds(5));
+		}
+
+		@Test
+		void channelClosedUnderThePublishBeforeItsShutdownListenerRanFailsTheForward() throws Exception {
+			this.channels.onPublish = (channel) -> {
+				channel.open = false;
+				channel.closeReason = channelClose(AMQP.NOT_FOUND, "NOT_FOUND - no exchange 'retry.delay'");
+			};
+			CompletableFuture<Void> result = forward("retry.delay", "orders", BODY);
+
+			assertThat(failureOf(result).getKind()).isEqualTo(ForwardFailedException.Kind.MISSING_EXCHANGE);
+			this.channels.awaitPublishes(0, 1).ack();
+			assertThat(result).isCompletedExceptionally();
+		}
+
+		@Test
+		void publishThatThrowsFailsEveryForwardInFlightOnTheChannel() throws Exception {
+			CompletableFuture<Void> inFlight = forward("retry.delay", "orders", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 1);
+			willThrow(new AlreadyClosedException(connectionClose(AMQP.CONNECTION_FORCED, "CONNECTION_FORCED")))
+				.given(channel.real)
+				.basicPublish(anyString(), anyString(), anyBoolean(), any(AMQP.BasicProperties.class),
+						any(byte[].class));
+			CompletableFuture<Void> failing = forward("retry.delay", "orders", BODY);
+
+			assertThat(failureOf(failing).getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+			assertThat(failureOf(inFlight).getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+		}
+
+		@Test
+		void timedOutForwardFailsAndItsLateConfirmSettlesNoOtherForward() throws Exception {
+			ConfirmedPublisher quick = new ConfirmedPublisher(ConfirmedPublisherTests.this.factory,
+					Duration.ofMillis(200), ConfirmedPublisherTests.this.executors,
+					ConfirmedPublisherTests.this.blockedState, 1);
+			CompletableFuture<Void> timedOut = quick.publish("retry.delay", "orders", PROPERTIES, BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 1);
+			assertThat(failureOf(timedOut).getKind()).isEqualTo(ForwardFailedException.Kind.TIMEOUT);
+
+			CompletableFuture<Void> next = quick.publish("retry.delay", "orders", PROPERTIES, BODY);
+			this.channels.awaitPublishes(0, 2);
+			channel.confirms().handleAck(1, false);
+			assertThat(next).isNotDone();
+			channel.confirms().handleAck(2, false);
+			assertThat(next).succeedsWithin(Duration.ofSeconds(5));
+			assertThat(channel.closedForGood).as("still carries forwards").isNotDone();
+		}
+
+		@Test
+		void forwardsTakeTheChannelsInTurn() throws Exception {
+			ConfirmedPublisher twoChannels = new ConfirmedPublisher(ConfirmedPublisherTests.this.factory,
+					Duration.ofMinutes(1), ConfirmedPublisherTests.this.executors,
+					ConfirmedPublisherTests.this.blockedState, 2);
+			List<CompletableFuture<Void>> results = Stream
+				.generate(() -> twoChannels.publish("retry.delay", "orders", PROPERTIES, BODY))
+				.limit(5)
+				.toList();
+			FakeChannel first = this.channels.awaitPublishes(0, 3);
+			FakeChannel second = this.channels.awaitPublishes(1, 2);
+			assertThat(this.channels.opened).hasSize(2);
+			first.confirms().handleAck(first.publishes.get(2), true);
+			second.confirms().handleAck(second.publishes.get(1), true);
+
+			assertThat(CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)))
+				.succeedsWithin(Duration.ofSeconds(5));
+		}
+
+		@Test
+		void closeGivesTheSharedChannelBackToTheCacheOnceItsForwardsAreSettled() throws Exception {
+			CompletableFuture<Void> result = forward("retry.delay", "orders", BODY);
+			FakeChannel channel = this.channels.awaitPublishes(0, 1);
+			channel.ack();
+			assertThat(result).succeedsWithin(Duration.ofSeconds(5));
+
+			this.publisher.close();
+
+			assertThat(channel.awaitClose()).as("given back, not closed for good").isFalse();
+			verify(channel.real).removeConfirmListener(channel.confirms());
+		}
+
+		private CompletableFuture<Void> forward(String exchange, String routingKey, byte[] body) {
+			return this.publisher.publish(exchange, routingKey, PROPERTIES, body);
+		}
+
+	}
+
+	/**
+	 * Publishes the test message as sent (on a channel of its own) to the given exchange
+	 * and routing key through a publisher of its own, with a confirm timeout of a minute.
 	 */
 	private CompletableFuture<Void> publish(String exchange, String routingKey) {
-		return publisher(this.factory, Duration.ofMinutes(1)).publish(exchange, routingKey, PROPERTIES, BODY);
+		return publisher(this.factory, Duration.ofMinutes(1)).publishAsSent(exchange, routingKey, PROPERTIES, BODY);
 	}
 
 	/**
@@ -496,6 +690,16 @@ class ConfirmedPublisherTests {
 			return factory;
 		}
 
+		/**
+		 * The channel at the given index, once it carried the given number of publishes.
+		 */
+		FakeChannel awaitPublishes(int index, int count) {
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(10))
+				.until(() -> this.opened.size() > index && this.opened.get(index).publishes.size() >= count);
+			return this.opened.get(index);
+		}
+
 		FakeChannel awaitPublish(int index) {
 			await().atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(10))
@@ -527,6 +731,11 @@ class ConfirmedPublisherTests {
 
 		final CompletableFuture<Void> published = new CompletableFuture<>();
 
+		/** The sequence numbers of the publishes on it, in order. */
+		final List<Long> publishes = new CopyOnWriteArrayList<>();
+
+		private final AtomicLong nextPublishSeqNo;
+
 		final CompletableFuture<Boolean> closedForGood = new CompletableFuture<>();
 
 		volatile boolean open = true;
@@ -541,11 +750,12 @@ class ConfirmedPublisherTests {
 
 		FakeChannel(long sequenceNumber, FakeChannels channels) throws Exception {
 			this.sequenceNumber = sequenceNumber;
+			this.nextPublishSeqNo = new AtomicLong(sequenceNumber);
 			com.rabbitmq.client.Connection connection = mock(com.rabbitmq.client.Connection.class);
 			given(connection.getFrameMax()).willReturn(131_072);
 			given(this.cached.getTargetChannel()).willReturn(this.real);
 			given(this.real.getConnection()).willReturn(connection);
-			given(this.real.getNextPublishSeqNo()).willReturn(sequenceNumber);
+			given(this.real.getNextPublishSeqNo()).willAnswer((invocation) -> this.nextPublishSeqNo.get());
 			given(this.real.isOpen()).willAnswer((invocation) -> this.open);
 			given(this.real.getCloseReason()).willAnswer((invocation) -> this.closeReason);
 			willAnswer((invocation) -> this.confirms = invocation.getArgument(0)).given(this.real)
@@ -562,6 +772,7 @@ class ConfirmedPublisherTests {
 			}
 			else {
 				willAnswer((invocation) -> {
+					this.publishes.add(this.nextPublishSeqNo.getAndIncrement());
 					channels.onPublish.run(this);
 					this.published.complete(null);
 					return null;
