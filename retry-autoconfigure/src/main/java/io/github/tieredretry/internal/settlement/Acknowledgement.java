@@ -129,7 +129,13 @@ public final class Acknowledgement implements Settlement {
 	@Override
 	public void ack() {
 		if (this.done.compareAndSet(false, true)) {
-			sendAck();
+			if (this.outstanding != null) {
+				this.outstanding.ack(List.of(this));
+			}
+			else {
+				sendAck();
+				settled();
+			}
 		}
 	}
 
@@ -141,45 +147,52 @@ public final class Acknowledgement implements Settlement {
 			logger.warn("Could not ack message " + Deliveries.describe(this.message) + " (" + ex.getMessage()
 					+ "); the broker will deliver it again");
 		}
-		finally {
-			settled();
+	}
+
+	/**
+	 * Ack processed deliveries of one channel: together, with one
+	 * {@code basic.ack(multiple)}, up to the first earlier delivery of the channel that
+	 * is still outstanding, and the rest once it is acked (see
+	 * {@link OutstandingDeliveries}).
+	 * @param acknowledgements the deliveries' acknowledgements, all of one channel
+	 */
+	public static void ackAll(List<Acknowledgement> acknowledgements) {
+		List<Acknowledgement> acking = new ArrayList<>(acknowledgements.size());
+		for (Acknowledgement acknowledgement : acknowledgements) {
+			if (acknowledgement.done.compareAndSet(false, true)) {
+				acking.add(acknowledgement);
+			}
+		}
+		if (acking.isEmpty()) {
+			return;
+		}
+		OutstandingDeliveries outstanding = acking.get(0).outstanding;
+		if (outstanding != null) {
+			outstanding.ack(acking);
+			return;
+		}
+		for (Acknowledgement acknowledgement : acking) {
+			acknowledgement.sendAck();
 		}
 	}
 
 	/**
-	 * Ack processed deliveries of one channel: with a single {@code basic.ack(multiple)}
-	 * when no other delivery of the channel up to the last of them is outstanding, as
-	 * Spring AMQP acks a batch, else one by one.
-	 * @param acknowledgements the deliveries' acknowledgements, all of one channel
+	 * Send the ack of deliveries of one channel, in ascending order, that no other
+	 * unsettled delivery lies between: one {@code basic.ack(multiple)} up to the last.
+	 * @param acking the acknowledgements, claimed already
 	 */
-	public static void ackAll(List<Acknowledgement> acknowledgements) {
-		if (acknowledgements.size() == 1) {
-			acknowledgements.get(0).ack();
-			return;
-		}
-		List<Acknowledgement> acking = new ArrayList<>(acknowledgements.size());
-		long last = -1;
-		for (Acknowledgement acknowledgement : acknowledgements) {
-			if (acknowledgement.done.compareAndSet(false, true)) {
-				acking.add(acknowledgement);
-				last = Math.max(last, acknowledgement.deliveryTag());
-			}
-		}
-		OutstandingDeliveries outstanding = acking.isEmpty() ? null : acking.get(0).outstanding;
-		if (outstanding == null || !outstanding.onlyThese(last, acking.size())) {
-			acking.forEach(Acknowledgement::sendAck);
+	static void sendAckUpTo(List<Acknowledgement> acking) {
+		if (acking.size() == 1) {
+			acking.get(0).sendAck();
 			return;
 		}
 		Acknowledgement lastOne = acking.get(acking.size() - 1);
 		try {
-			lastOne.channel.basicAck(last, true);
+			lastOne.channel.basicAck(lastOne.deliveryTag(), true);
 		}
 		catch (IOException | RuntimeException ex) {
 			logger.warn("Could not ack " + acking.size() + " messages up to " + Deliveries.describe(lastOne.message)
 					+ " (" + ex.getMessage() + "); the broker will deliver them again");
-		}
-		finally {
-			acking.forEach(Acknowledgement::settled);
 		}
 	}
 
@@ -214,8 +227,8 @@ public final class Acknowledgement implements Settlement {
 	 */
 	@Override
 	public void leaveToChannel() {
-		if (this.done.compareAndSet(false, true)) {
-			settled();
+		if (this.done.compareAndSet(false, true) && this.outstanding != null) {
+			this.outstanding.leftToChannel(deliveryTag());
 		}
 	}
 
@@ -240,7 +253,7 @@ public final class Acknowledgement implements Settlement {
 		}
 	}
 
-	private long deliveryTag() {
+	long deliveryTag() {
 		return this.message.getMessageProperties().getDeliveryTag();
 	}
 

@@ -69,6 +69,8 @@ public final class ConsumerChannels {
 
 	private final Lifecycle container;
 
+	private final Duration ackDeferral;
+
 	/**
 	 * Create the channels of one container.
 	 * @param container the container
@@ -77,6 +79,21 @@ public final class ConsumerChannels {
 	 * container gives their messages back
 	 */
 	public ConsumerChannels(Lifecycle container, HeldMessages heldMessages, Duration settleTimeout) {
+		this(container, heldMessages, settleTimeout, OutstandingDeliveries.ACK_DEFERRAL);
+	}
+
+	/**
+	 * Create the channels of one container.
+	 * @param container the container
+	 * @param heldMessages the messages held through a pause
+	 * @param settleTimeout how long forwards in flight may take to be settled before the
+	 * container gives their messages back
+	 * @param ackDeferral how long processed deliveries wait for an earlier outstanding
+	 * one, to be acked with it (see {@link OutstandingDeliveries})
+	 */
+	public ConsumerChannels(Lifecycle container, HeldMessages heldMessages, Duration settleTimeout,
+			Duration ackDeferral) {
+		this.ackDeferral = ackDeferral;
 		this.container = container;
 		this.heldMessages = heldMessages;
 		this.settleTimeout = settleTimeout;
@@ -88,7 +105,8 @@ public final class ConsumerChannels {
 	 * @return its deliveries that the starter has not settled yet
 	 */
 	public OutstandingDeliveries of(Channel channel) {
-		return this.outstanding.computeIfAbsent(RealChannels.target(channel), (real) -> new OutstandingDeliveries());
+		return this.outstanding.computeIfAbsent(RealChannels.target(channel),
+				(real) -> new OutstandingDeliveries(this.heldMessages::later, this.ackDeferral));
 	}
 
 	/**

@@ -92,6 +92,20 @@ public final class HeldMessages {
 		}
 	}
 
+	/**
+	 * Run a task on the ack thread after a delay; at once when the threads are stopping.
+	 * @param task the task
+	 * @param delay the delay
+	 */
+	void later(Runnable task, Duration delay) {
+		try {
+			this.executors.schedule(task, delay, this.executors.acks());
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
+	}
+
 	private void requeue(Settlement acknowledgement) {
 		if (this.held.remove(acknowledgement)) {
 			acknowledgement.requeue();

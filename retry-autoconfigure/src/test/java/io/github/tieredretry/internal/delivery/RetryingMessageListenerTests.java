@@ -719,16 +719,19 @@ class RetryingMessageListenerTests {
 
 			assertThat(this.calls).extracting(List::size).containsExactly(5, 2);
 			assertThat(this.calls.get(1)).containsExactly(batch.get(3), batch.get(4));
-			for (long tag : List.of(1L, 2L, 4L, 5L)) {
-				verifyAcked(tag);
-			}
+			verifyAcked(1);
+			verifyAcked(2);
+			// 4 and 5 wait for 3's forward, to be acked with it.
+			assertThat(ackedTags()).containsExactlyInAnyOrder(1L, 2L);
 			AMQP.BasicProperties forwarded = forwardedToTier();
 			assertThat(forwarded.getMessageId()).isEqualTo("m-3");
 			assertThat(forwarded.getHeaders()).containsEntry(RetryHeaders.COUNT, 1L)
 				.containsEntry(RetryHeaders.EXCEPTION, IllegalStateException.class.getName())
 				.containsEntry(RetryHeaders.ERROR, "payment down");
 			RetryingMessageListenerTests.this.confirm.complete(null);
-			verifyAcked(3);
+			for (long tag : List.of(3L, 4L, 5L)) {
+				verifyAcked(tag);
+			}
 		}
 
 		@Test
@@ -743,24 +746,47 @@ class RetryingMessageListenerTests {
 		}
 
 		@Test
-		void processedMessagesAreAckedOneByOneWhileAnEarlierMessageOfTheirChannelWaitsForItsForward() throws Exception {
-			RetryingBatchMessageListener wrapper = batchWrapper((messages) -> {
-				if (this.calls.size() == 1) {
-					throw new BatchListenerFailedException("first failed", new IllegalStateException("down"), 0);
-				}
-			}, policy(3));
+		void processedMessagesWaitForAnEarlierMessageWhoseForwardIsConfirmedAndAreAckedWithItInOneMultipleAck()
+				throws Exception {
+			RetryingBatchMessageListener wrapper = failingFirstBatch();
+
+			wrapper.onMessageBatch(batch(2), RetryingMessageListenerTests.this.channel);
+			wrapper.onMessageBatch(List.of(message(3, 0, null), message(4, 0, null)),
+					RetryingMessageListenerTests.this.channel);
+			// Tag 1 waits for its forward's confirm: a multiple ack now would settle it
+			// too.
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), anyBoolean());
+			RetryingMessageListenerTests.this.confirm.complete(null);
+
+			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(4, true);
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(false));
+		}
+
+		@Test
+		void processedMessagesAreAckedOneByOneWhenAnEarlierMessageOfTheirChannelWaitsLongerForItsForward()
+				throws Exception {
+			RetryingMessageListenerTests.this.ackDeferral = Duration.ofMillis(20);
+			RetryingBatchMessageListener wrapper = failingFirstBatch();
 
 			wrapper.onMessageBatch(batch(2), RetryingMessageListenerTests.this.channel);
 			wrapper.onMessageBatch(List.of(message(3, 0, null), message(4, 0, null)),
 					RetryingMessageListenerTests.this.channel);
 
-			// Tag 1 waits for its forward's confirm: a multiple ack would settle it too.
-			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(true));
+			// Not confirmed within the deferral: the prefetch must not stay full.
 			for (long tag : List.of(2L, 3L, 4L)) {
-				verify(RetryingMessageListenerTests.this.channel).basicAck(tag, false);
+				verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(tag, false);
 			}
+			verify(RetryingMessageListenerTests.this.channel, never()).basicAck(anyLong(), eq(true));
 			RetryingMessageListenerTests.this.confirm.complete(null);
 			verify(RetryingMessageListenerTests.this.channel, timeout(5000)).basicAck(1, false);
+		}
+
+		private RetryingBatchMessageListener failingFirstBatch() {
+			return batchWrapper((messages) -> {
+				if (this.calls.size() == 1) {
+					throw new BatchListenerFailedException("first failed", new IllegalStateException("down"), 0);
+				}
+			}, policy(3));
 		}
 
 		@Test
@@ -774,6 +800,9 @@ class RetryingMessageListenerTests {
 
 			wrapper.onMessageBatch(batch, RetryingMessageListenerTests.this.channel);
 
+			// Processed, its ack waits for the earlier ones' forwards.
+			assertThat(ackedTags()).isEmpty();
+			RetryingMessageListenerTests.this.confirm.complete(null);
 			verifyAcked(3);
 			ArgumentCaptor<AMQP.BasicProperties> toTier = ArgumentCaptor.forClass(AMQP.BasicProperties.class);
 			verify(RetryingMessageListenerTests.this.forwarder).toTier(eq(QUEUE), toTier.capture(), eq(BODY));
@@ -1109,9 +1138,15 @@ class RetryingMessageListenerTests {
 				RetryingMessageListenerTests.this.channels(), null);
 	}
 
+	/**
+	 * How long processed deliveries wait for an earlier one to be acked with it: longer
+	 * than any test, unless a test says otherwise.
+	 */
+	Duration ackDeferral = Duration.ofMinutes(1);
+
 	ConsumerChannels channels() {
 		return new ConsumerChannels(org.mockito.Mockito.mock(org.springframework.context.Lifecycle.class),
-				new HeldMessages(this.executors), Duration.ofSeconds(5));
+				new HeldMessages(this.executors), Duration.ofSeconds(5), this.ackDeferral);
 	}
 
 	private DeliveryOutcomes outcomes(EffectiveRetryPolicy policy, ListenerGate gate, ListenerBackend backend) {
