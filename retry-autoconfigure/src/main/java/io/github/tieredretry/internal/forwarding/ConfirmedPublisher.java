@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -300,17 +301,29 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 		int index = this.nextForwardChannel;
 		this.nextForwardChannel = (index + 1) % this.forwardChannels.length;
 		ForwardChannel channel = this.forwardChannels[index];
-		if (channel != null && channel.isUsable()) {
-			return channel;
+		if (channel == null || !channel.isUsable()) {
+			openForwardChannels();
+			channel = this.forwardChannels[index];
 		}
-		if (channel != null) {
-			// Died: what was in flight on it has failed already.
-			this.forwardChannels[index] = null;
-			letGoLater(channel);
+		return Objects.requireNonNull(channel);
+	}
+
+	// All of them at once: opening one waits for the broker, and a forward should not
+	// wait for that while another channel is open (the broker may be slow to answer,
+	// or the network may stall).
+	private void openForwardChannels() {
+		for (int i = 0; i < this.forwardChannels.length; i++) {
+			ForwardChannel channel = this.forwardChannels[i];
+			if (channel != null && channel.isUsable()) {
+				continue;
+			}
+			if (channel != null) {
+				// Died: what was in flight on it has failed already.
+				this.forwardChannels[i] = null;
+				letGoLater(channel);
+			}
+			this.forwardChannels[i] = ForwardChannel.on(this.connectionFactory.createConnection().createChannel(false));
 		}
-		ForwardChannel opened = ForwardChannel.on(this.connectionFactory.createConnection().createChannel(false));
-		this.forwardChannels[index] = opened;
-		return opened;
 	}
 
 	private void letGoLater(ForwardChannel channel) {

@@ -205,12 +205,12 @@ class ConfirmedPublisherTests {
 		this.channels.connectionFailures = 1;
 		ConfirmedPublisher publisher = publisher(this.channels.cachingFactory(1), Duration.ofMinutes(1));
 
-		CompletableFuture<Void> first = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> first = publisher.publishAsSent("", "orders", PROPERTIES, BODY);
 		ForwardFailedException failure = failureOf(first);
 		assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
 		assertThat(failure).hasMessageContaining("no channel");
 
-		CompletableFuture<Void> second = publisher.publish("", "orders", PROPERTIES, BODY);
+		CompletableFuture<Void> second = publisher.publishAsSent("", "orders", PROPERTIES, BODY);
 		FakeChannel channel = this.channels.awaitPublish(0);
 		channel.ack();
 		assertThat(second).succeedsWithin(Duration.ofSeconds(5));
@@ -564,6 +564,30 @@ class ConfirmedPublisherTests {
 			channel.confirms().handleAck(2, false);
 			assertThat(next).succeedsWithin(Duration.ofSeconds(5));
 			assertThat(channel.closedForGood).as("still carries forwards").isNotDone();
+		}
+
+		@Test
+		void forwardThatGetsNoChannelFailsAndTheNextForwardOpensOne() throws Exception {
+			this.channels.connectionFailures = 1;
+			CompletableFuture<Void> first = forward("retry.delay", "orders", BODY);
+			ForwardFailedException failure = failureOf(first);
+			assertThat(failure.getKind()).isEqualTo(ForwardFailedException.Kind.PUBLISH_ERROR);
+			assertThat(failure).hasMessageContaining("no channel");
+
+			CompletableFuture<Void> second = forward("retry.delay", "orders", BODY);
+			this.channels.awaitPublishes(0, 1).ack();
+			assertThat(second).succeedsWithin(Duration.ofSeconds(5));
+		}
+
+		@Test
+		void theFirstForwardOpensEveryChannelSoThatNoLaterForwardWaitsForAnOpen() throws Exception {
+			ConfirmedPublisher twoChannels = new ConfirmedPublisher(ConfirmedPublisherTests.this.factory,
+					Duration.ofMinutes(1), ConfirmedPublisherTests.this.executors,
+					ConfirmedPublisherTests.this.blockedState, 2);
+			twoChannels.publish("retry.delay", "orders", PROPERTIES, BODY);
+			this.channels.awaitPublishes(0, 1);
+
+			assertThat(this.channels.opened).hasSize(2);
 		}
 
 		@Test
