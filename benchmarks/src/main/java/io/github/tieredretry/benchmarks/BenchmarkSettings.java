@@ -283,7 +283,7 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				intProperty("concurrency", 1), intProperty("prefetch", 250), intProperty("happy.messages", 20_000),
 				intProperty("storm.messages", 20_000), durationsProperty("storm.delays", STORM_DELAYS),
 				DurationStyle.detectAndParse(property("storm.blocking-window", "15s")),
-				intProperty("forwarding.messages", 3_000), intProperty("accuracy.messages", 10_000),
+				intProperty("forwarding.messages", 20_000), intProperty("accuracy.messages", 10_000),
 				intProperty("accuracy.rate", 200), intProperty("topology.listeners", 50),
 				DurationStyle.detectAndParse(property("listener-work", "0ms")),
 				DurationStyle.detectAndParse(property("outage.duration", "60s")), OUTAGE_LEAD_IN,

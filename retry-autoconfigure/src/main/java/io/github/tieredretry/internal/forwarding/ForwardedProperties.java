@@ -3,6 +3,7 @@ package io.github.tieredretry.internal.forwarding;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -189,7 +190,15 @@ public final class ForwardedProperties {
 		if (value instanceof LongString longString) {
 			return 16 + longString.length();
 		}
-		return 16 + ((value != null) ? 4L * value.toString().length() : 0);
+		if (value instanceof CharSequence text) {
+			return 16 + 4L * text.length();
+		}
+		if (value == null || value instanceof Number || value instanceof Boolean || value instanceof Date) {
+			// A field table holds them in at most 9 bytes (a decimal in 6): no text to
+			// make of them.
+			return 16;
+		}
+		return 16 + 4L * value.toString().length();
 	}
 
 	private static int frameSize(AMQP.BasicProperties properties, long bodySize) {
