@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import com.rabbitmq.client.AMQP;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +50,23 @@ public final class AmqpMessageProperties {
 			builder.expiration(Long.toString(ttl.toMillis()));
 		}
 		return builder.build();
+	}
+
+	/**
+	 * Only the named application properties, with the values {@link #of} gives them as
+	 * headers: what a delivery's retry state needs, without converting the rest.
+	 * @param message the received message
+	 * @param names the application properties to read
+	 * @return those of them the message has
+	 */
+	static Map<String, Object> headers(com.rabbitmq.client.amqp.Message message, Set<String> names) {
+		Map<String, Object> headers = new LinkedHashMap<>();
+		message.forEachProperty((name, value) -> {
+			if (names.contains(name)) {
+				headers.put(name, headerValue(value));
+			}
+		});
+		return headers;
 	}
 
 	private static @Nullable String text(@Nullable Object value) {

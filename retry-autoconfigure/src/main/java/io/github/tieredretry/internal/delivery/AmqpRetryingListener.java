@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.amqp.Consumer;
+import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.forwarding.ForwardedProperties;
 import io.github.tieredretry.internal.headers.FailureDetails;
 import io.github.tieredretry.internal.headers.HeaderChanges;
@@ -63,6 +65,10 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	/** The message annotation with when a message the broker holds first failed. */
 	static final String FIRST_FAILURE = "x-opt-retry-first-failure";
 
+	/** The application properties a delivery's retry state is read from. */
+	private static final Set<String> RETRY_STATE_PROPERTIES = Set.of(RetryHeaders.QUEUE, RetryHeaders.FIRST_FAILURE,
+			RetryHeaders.DUE, MessageProperties.RETRY_COUNT);
+
 	private static final Log logger = LogFactory.getLog(AmqpRetryingListener.class);
 
 	private static final DefaultMessagePropertiesConverter converter = new DefaultMessagePropertiesConverter();
@@ -105,24 +111,25 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			throw new IllegalStateException("Listener " + this.info.listener() + " received a message without its "
 					+ "context; tiered retries need the container to leave settlement to the listener");
 		}
-		AMQP.BasicProperties received = AmqpMessageProperties.of(amqpMessage);
-		MessageProperties properties = converter.toMessageProperties(received, null, "UTF-8");
-		properties.setConsumerQueue(this.queue);
-		Message message = new Message(amqpMessage.body(), properties);
 		Instant now = this.runtime.clock().instant();
-		RetryState state = stateOf(amqpMessage, properties);
-		properties.setRetryCount(state.retries());
+		RetryState state = stateOf(amqpMessage);
 		Duration hopTier = this.decider.tierForEarlyArrival(state, now);
 		if (hopTier != null) {
-			forward(context, message, received, state, new Forward.Hop(hopTier), Forward.tierQueue(hopTier),
+			Received received = received(amqpMessage, state);
+			forward(context, received, state, new Forward.Hop(hopTier), Forward.tierQueue(hopTier),
 					HeaderChanges.forHop(hopTier));
 			return;
 		}
+		// A retry is converted before the listener runs, since it is shown its retry
+		// count, which the copies forwarded from here must not carry; it needs the
+		// Spring message either way, failed or recovered. A first delivery is converted
+		// only if it fails: most do not.
+		Received retry = state.isRetry() ? received(amqpMessage, state) : null;
 		AttemptFailure attemptFailure = invoke(amqpMessage, state);
 		if (attemptFailure == null) {
 			context.accept();
-			if (state.isRetry()) {
-				this.notifications.recovered(message, this.queue, state, this.runtime.clock().instant());
+			if (retry != null) {
+				this.notifications.recovered(retry.message(), this.queue, state, this.runtime.clock().instant());
 			}
 			return;
 		}
@@ -137,19 +144,34 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			}
 			return;
 		}
-		handleFailure(context, message, received, state, failure, attemptFailure.retryable());
+		handleFailure(context, (retry != null) ? retry : received(amqpMessage, state), state, failure,
+				attemptFailure.retryable());
 	}
 
 	// The retry state: from the annotations where the broker held the last retry, from
-	// the retry-* headers (application properties in AMQP 1.0) where a tier did.
-	private RetryState stateOf(com.rabbitmq.client.amqp.Message amqpMessage, MessageProperties properties) {
+	// the retry-* headers (application properties in AMQP 1.0) where a tier did. Reads
+	// those alone, as the conversion of all properties would give them.
+	private RetryState stateOf(com.rabbitmq.client.amqp.Message amqpMessage) {
 		Object retries = amqpMessage.annotation(RETRY_COUNT);
 		if (retries instanceof Number count && count.longValue() > 0) {
 			Object firstFailure = amqpMessage.annotation(FIRST_FAILURE);
 			Instant first = (firstFailure instanceof Number millis) ? Instant.ofEpochMilli(millis.longValue()) : null;
 			return new RetryState(count.longValue(), first, null);
 		}
-		return RetryHeaderValues.readState(properties.getHeaders(), properties.getRetryCount(), this.queue);
+		Map<String, Object> headers = AmqpMessageProperties.headers(amqpMessage, RETRY_STATE_PROPERTIES);
+		// Spring AMQP takes a numeric retry-count alone, as
+		// MessageProperties#getRetryCount.
+		long retryCount = (headers.get(MessageProperties.RETRY_COUNT) instanceof Number count) ? count.longValue() : 0;
+		return RetryHeaderValues.readState(headers, retryCount, this.queue);
+	}
+
+	// All the properties of a delivery, as the forwards and the notifications take them.
+	private Received received(com.rabbitmq.client.amqp.Message amqpMessage, RetryState state) {
+		AMQP.BasicProperties properties = AmqpMessageProperties.of(amqpMessage);
+		MessageProperties messageProperties = converter.toMessageProperties(properties, null, "UTF-8");
+		messageProperties.setConsumerQueue(this.queue);
+		messageProperties.setRetryCount(state.retries());
+		return new Received(properties, new Message(amqpMessage.body(), messageProperties));
 	}
 
 	// The listener, with the policy's immediate retries on a first delivery. Returns the
@@ -183,8 +205,8 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 		return failure;
 	}
 
-	private void handleFailure(Consumer.Context context, Message message, AMQP.BasicProperties received,
-			RetryState state, Throwable failure, boolean retryable) {
+	private void handleFailure(Consumer.Context context, Received received, RetryState state, Throwable failure,
+			boolean retryable) {
 		Throwable cause = ListenerFailures.unwrap(failure);
 		FailureDetails details = this.runtime.headerSettings().describe(cause);
 		Instant now = this.runtime.clock().instant();
@@ -198,18 +220,21 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 			annotations.put(DELIVERY_TIME, (retry.due().isAfter(latest) ? latest : retry.due()).toEpochMilli());
 			annotations.put(RETRY_COUNT, retry.retryNumber());
 			annotations.put(FIRST_FAILURE, retry.firstFailure().toEpochMilli());
-			this.sender.retryInItsQueue(new Forward(message, this.queue, state,
-					new Forward.BrokerRetry(retry, details, cause), this.queue, received, message.getBody()),
-					() -> context.requeue(annotations));
+			Message message = received.message();
+			this.sender
+				.retryInItsQueue(
+						new Forward(message, this.queue, state, new Forward.BrokerRetry(retry, details, cause),
+								this.queue, received.properties(), message.getBody()),
+						() -> context.requeue(annotations));
 			return;
 		}
 		if (decision instanceof FailureDecision.Retry retry) {
-			forward(context, message, received, state, new Forward.Retry(retry, details, cause),
-					Forward.tierQueue(retry.tier()), HeaderChanges.forRetry(this.queue, retry, details));
+			forward(context, received, state, new Forward.Retry(retry, details, cause), Forward.tierQueue(retry.tier()),
+					HeaderChanges.forRetry(this.queue, retry, details));
 			return;
 		}
 		FailureDecision.Park park = (FailureDecision.Park) decision;
-		forward(context, message, received, state, new Forward.Park(park, details, cause), this.runtime.parkingLot(),
+		forward(context, received, state, new Forward.Park(park, details, cause), this.runtime.parkingLot(),
 				HeaderChanges.forPark(this.queue, state.retries(), park, details, now));
 	}
 
@@ -217,10 +242,11 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	// confirmed the forward; a refused forward pauses its target and is made again, the
 	// message held meanwhile (at most the hold limit while the broker blocks publishers);
 	// the forward is observed.
-	private void forward(Consumer.Context context, Message message, AMQP.BasicProperties received, RetryState state,
-			Forward.Step step, String target, HeaderChanges changes) {
+	private void forward(Consumer.Context context, Received received, RetryState state, Forward.Step step,
+			String target, HeaderChanges changes) {
+		Message message = received.message();
 		Forward forward = new Forward(message, this.queue, state, step, target,
-				ForwardedProperties.of(received, changes), message.getBody());
+				ForwardedProperties.of(received.properties(), changes), message.getBody());
 		this.sender.send(forward, new AmqpSettlement(context, this));
 	}
 
@@ -239,6 +265,11 @@ public final class AmqpRetryingListener implements RabbitAmqpMessageListener {
 	@Override
 	public boolean isAsyncReplies() {
 		return true;
+	}
+
+	// A delivery's properties as received, and the Spring message made of them.
+	private record Received(AMQP.BasicProperties properties, Message message) {
+
 	}
 
 	// What an attempt threw, and whether the policy and the application's classifiers
