@@ -5,6 +5,7 @@ import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 
+import io.github.tieredretry.benchmarks.report.AmqpListenerResult;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
@@ -84,6 +85,10 @@ public final class BenchmarkHarness {
 						+ ((side.earlyCount() > 0) ? "EARLY: " + side.earlyCount() + " OF " + side.count()
 								+ " ARRIVED BEFORE THEIR DELAY HAD PASSED" : "none early of " + side.count()));
 			}
+		}
+		AmqpListenerResult amqpListener = results.amqpListener();
+		if (amqpListener != null && !amqpListener.ran()) {
+			log("  AMQP 1.0 listener: not run: " + amqpListener.notRun());
 		}
 		written.forEach((file) -> log("Wrote " + file.toAbsolutePath().normalize()));
 		// Spring and the AMQP client are closed; exit even if a library left a non-daemon

@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 import io.github.tieredretry.benchmarks.BenchmarkSettings.Benchmark;
 import io.github.tieredretry.benchmarks.broker.BrokerOperations;
 import io.github.tieredretry.benchmarks.broker.MessagePublisher;
+import io.github.tieredretry.benchmarks.report.AmqpListenerResult;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
@@ -54,6 +55,7 @@ public final class BenchmarkRun {
 		BrokerBackendResult brokerBackend = null;
 		Comparison batchListener = null;
 		DelayedSendResult delayedSend = null;
+		AmqpListenerResult amqpListener = null;
 		String broker;
 		try (BrokerOperations operations = new BrokerOperations(this.settings.broker());
 				MessagePublisher publisher = new MessagePublisher(this.settings.broker())) {
@@ -100,6 +102,10 @@ public final class BenchmarkRun {
 					loadSamples.add(load("delayed sends"));
 					delayedSend = DelayedSendBenchmark.run(run);
 				}
+				if (selected(Benchmark.AMQP_LISTENER)) {
+					loadSamples.add(load("AMQP 1.0 listener"));
+					amqpListener = AmqpListenerBenchmark.run(run);
+				}
 				loadSamples.add(load("end"));
 			}
 			finally {
@@ -108,7 +114,7 @@ public final class BenchmarkRun {
 		}
 		return new BenchmarkResults(MachineInfo.current(broker), this.settings.describe(), started,
 				Duration.ofNanos(System.nanoTime() - start), loadSamples, happyPath, failureStorm, forwarding,
-				delayAccuracy, topology, outage, jitter, brokerBackend, batchListener, delayedSend);
+				delayAccuracy, topology, outage, jitter, brokerBackend, batchListener, delayedSend, amqpListener);
 	}
 
 	private boolean selected(Benchmark benchmark) {

@@ -247,7 +247,14 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 		 * one tier and of two hops, and their send rate beside a plain confirmed publish,
 		 * one at a time and pipelined.
 		 */
-		DELAYED_SEND;
+		DELAYED_SEND,
+
+		/**
+		 * {@code @RetryableListener} on the RabbitMQ AMQP 1.0 client against a plain
+		 * listener of the same client, without failures and while every message fails
+		 * once; run on RabbitMQ 4.0 or later only.
+		 */
+		AMQP_LISTENER;
 
 		String key() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -462,6 +469,11 @@ public record BenchmarkSettings(BrokerSettings broker, Path output, Set<Benchmar
 				+ " sends per side and repeat, one thread, one at a time and with a window of " + DELAYED_SEND_WINDOW
 				+ ", beside a plain confirmed `RabbitTemplate` publish into the same " + "quorum tier; " + this.repeats
 				+ " repeats after " + this.warmups + " warm-up, side order rotated");
+		description.put("AMQP 1.0 listener", "RabbitMQ 4.0 or later only: listeners of the RabbitMQ AMQP 1.0 client "
+				+ "(Spring AMQP's `RabbitAmqpListenerContainer`, initial credits " + this.prefetch
+				+ "), plain and with `@RetryableListener` (quorum tiers), on classic work queues; happy path "
+				+ this.happyMessages + " and storm " + this.stormMessages + " messages per side and repeat, every "
+				+ "storm message failing once (delays as the failure storm's)");
 		return description;
 	}
 

@@ -92,6 +92,13 @@ final class RunContext implements AutoCloseable {
 	static final String DELAYED_SEND = "delayed-send";
 
 	/**
+	 * Application with the AMQP 1.0 listener benchmark's listener on the RabbitMQ AMQP
+	 * 1.0 client, plain and with {@code @RetryableListener} (quorum tiers); started on
+	 * RabbitMQ 4.0 or later only.
+	 */
+	static final String AMQP_LISTENER = "amqp-listener";
+
+	/**
 	 * The broker-backend benchmark's listeners, on the tiers and on the broker, and on
 	 * the AMQP 1.0 client.
 	 */
@@ -335,6 +342,11 @@ final class RunContext implements AutoCloseable {
 				BROKER_BACKEND_LISTENERS
 					.forEach((listener) -> this.broker.ownQueueDeclaredElsewhere(queue(name, listener)));
 			}
+			case AMQP_LISTENER -> {
+				putAmqpListenerProperties(properties);
+				usedListeners.add(BenchmarkListeners.AMQP_PLAIN);
+				usedListeners.add(BenchmarkListeners.AMQP_RETRYABLE);
+			}
 			case DELAYED_SEND -> putDelayedSendProperties(properties);
 			default -> {
 				putRetryableProperties(properties, name, tierTypeOf(name));
@@ -444,6 +456,7 @@ final class RunContext implements AutoCloseable {
 	private void putBrokerBackendProperties(Map<String, String> properties) {
 		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
 		properties.put("benchmarks.listeners", "broker-backend");
+		properties.put("benchmarks.amqp-client", "true");
 		properties.put("retry.enabled", "true");
 		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
 		properties.put("retry.broker.declare-queue-arguments", "true");
@@ -476,6 +489,29 @@ final class RunContext implements AutoCloseable {
 			properties.put("benchmarks.queue." + listener, queue(BROKER_BACKEND, listener));
 		}
 		properties.put("benchmarks.broker-backend.queues", String.join(",", queues));
+	}
+
+	// The AMQP 1.0 listener benchmark's application: its listeners on the RabbitMQ AMQP
+	// 1.0 client, the retryable one with the failure storm's policy and quorum tiers of
+	// its own.
+	private void putAmqpListenerProperties(Map<String, String> properties) {
+		QueueType type = BenchmarkSettings.DEFAULT_TIER_TYPE;
+		properties.put("benchmarks.listeners", "amqp-listener");
+		properties.put("benchmarks.amqp-client", "true");
+		properties.put("retry.enabled", "true");
+		properties.put("retry.queue-type", BenchmarkSettings.typeName(type));
+		List<Duration> delays = this.settings.policyDelays(BenchmarkListeners.STORM, type);
+		properties.put("retry.policies." + BenchmarkListeners.STORM + ".max-retries", String.valueOf(delays.size()));
+		properties.put("retry.policies." + BenchmarkListeners.STORM + ".delays", names(delays));
+		TreeSet<Duration> tiers = new TreeSet<>(delays);
+		properties.put("retry.tiers", names(tiers));
+		String parkingLot = parkingLot(AMQP_LISTENER);
+		properties.put("retry.parking-lot", parkingLot);
+		noteRetryTopology(tiers, parkingLot);
+		putScheduledQueue(properties, AMQP_LISTENER);
+		for (String listener : List.of(BenchmarkListeners.AMQP_PLAIN, BenchmarkListeners.AMQP_RETRYABLE)) {
+			properties.put("benchmarks.queue." + listener, queue(AMQP_LISTENER, listener));
+		}
 	}
 
 	// The delayed-send benchmark's application: its DelayedSender with tiers of its own

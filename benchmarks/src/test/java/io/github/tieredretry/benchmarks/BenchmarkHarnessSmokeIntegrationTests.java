@@ -11,6 +11,7 @@ import javax.imageio.ImageIO;
 
 import com.rabbitmq.client.ConnectionFactory;
 import io.github.tieredretry.benchmarks.broker.BrokerSettings;
+import io.github.tieredretry.benchmarks.report.AmqpListenerResult;
 import io.github.tieredretry.benchmarks.report.BenchmarkResults;
 import io.github.tieredretry.benchmarks.report.BrokerBackendResult;
 import io.github.tieredretry.benchmarks.report.Comparison;
@@ -34,7 +35,8 @@ import static org.assertj.core.api.Assertions.tuple;
  * The harness, with tiny sizes, against the integration tests' broker: every benchmark
  * runs and produces sane results, charts and a report. It checks that the harness works,
  * never how fast anything is. The broker backend's benchmark runs on RabbitMQ 4.3 or
- * later; before, it reports that it did not run, and why.
+ * later, the AMQP 1.0 listener's on 4.0 or later; before, each reports that it did not
+ * run, and why.
  */
 class BenchmarkHarnessSmokeIntegrationTests {
 
@@ -48,6 +50,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 				client.getPassword());
 		BenchmarkSettings settings = BenchmarkSettings.smoke(broker, this.output);
 		boolean delayedRetry = TestBroker.get().isAtLeast(4, 3);
+		boolean amqpClient = TestBroker.get().isAtLeast(4, 0);
 
 		BenchmarkResults results = new BenchmarkRun(settings, System.out::println).run();
 		List<Path> written = new MarkdownReport(this.output).write(results);
@@ -58,6 +61,9 @@ class BenchmarkHarnessSmokeIntegrationTests {
 			comparisons.addAll(List.of("broker-backend-storm", "broker-backend-forwarding"));
 		}
 		comparisons.add("delayed-send");
+		if (amqpClient) {
+			comparisons.add("amqp-listener");
+		}
 		assertThat(results.comparisons()).extracting(Comparison::key).containsExactlyElementsOf(comparisons);
 		for (Comparison comparison : results.comparisons()) {
 			assertThat(comparison.sides()).allSatisfy((side) -> assertMeasuredOncePerRepeat(side, settings.repeats()));
@@ -143,6 +149,9 @@ class BenchmarkHarnessSmokeIntegrationTests {
 				List.of("happy-path.png", "failure-storm.png", "forwarding.png", "jitter.png", "jitter-arrivals.png",
 						"batch-listener.png", "ratios.png", "delay-lateness.png", "topology.png", "outage-parked.png",
 						"outage-drain.png", "delayed-send.png", "delayed-send-lateness.png"));
+		if (amqpClient) {
+			charts.add("amqp-listener.png");
+		}
 		if (delayedRetry) {
 			charts.addAll(List.of("broker-backend-storm.png", "broker-backend-forwarding.png",
 					"broker-backend-lateness.png", "broker-backend-topology.png"));
@@ -173,6 +182,31 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		assertThat(Files.readAllLines(this.output.resolve("benchmarks/samples.csv"))).hasSizeGreaterThan(1)
 			.filteredOn((line) -> line.startsWith("outage,"))
 			.hasSize(4 * 2 * settings.outageRepeats());
+
+		AmqpListenerResult amqpListener = results.amqpListener();
+		if (amqpClient) {
+			assertThat(amqpListener.notRun()).isNull();
+			assertThat(amqpListener.throughput().sides()).extracting(SideSeries::label)
+				.containsExactly(AmqpListenerBenchmark.PLAIN, AmqpListenerBenchmark.RETRYABLE,
+						AmqpListenerBenchmark.RETRYABLE_STORM);
+			assertThat(amqpListener.throughput().ratios()).extracting(RatioSeries::target)
+				.containsExactly(0.97, Double.NaN);
+			assertThat(report)
+				.contains("### 11. AMQP 1.0 listener: throughput without failures and while every message fails once",
+						"![11. AMQP 1.0 listener: throughput without failures and while every message fails once]"
+								+ "(benchmarks/amqp-listener.png)")
+				.doesNotContain("has no AMQP 1.0 client support");
+		}
+		else {
+			// RabbitMQ 3.10: nothing measured, and the report says why.
+			String reason = "RabbitMQ " + TestBroker.get().version()
+					+ " has no AMQP 1.0 client support (4.0 or later has)";
+			assertThat(amqpListener.notRun()).isEqualTo(reason);
+			assertThat(amqpListener.comparisons()).isEmpty();
+			assertThat(report).contains(
+					"### 11. AMQP 1.0 listener: throughput without failures and while every message fails once",
+					"**Not run: " + reason + ".**");
+		}
 
 		BrokerBackendResult brokerBackend = results.brokerBackend();
 		if (delayedRetry) {
@@ -250,7 +284,7 @@ class BenchmarkHarnessSmokeIntegrationTests {
 		BenchmarkResults results = new BenchmarkResults(
 				io.github.tieredretry.benchmarks.report.MachineInfo.current("RabbitMQ test"), java.util.Map.of(),
 				java.time.Instant.now(), java.time.Duration.ofSeconds(1), List.of("end: 0.1, 0.1, 0.1"), null, null,
-				null, null, null, null, null, null, null, null);
+				null, null, null, null, null, null, null, null, null);
 
 		new MarkdownReport(this.output).write(results);
 

@@ -37,7 +37,11 @@ import org.springframework.context.event.EventListener;
  * {@code jitter} (the jitter benchmark's two, with jitter and without) or
  * {@code broker-backend} (that benchmark's listeners, each on the tiers and on the broker
  * backend, and its delay-accuracy listener on the RabbitMQ AMQP 1.0 client too, on quorum
- * work queues the application declares);</li>
+ * work queues the application declares) or {@code amqp-listener} (the AMQP 1.0 listener
+ * benchmark's listener on the RabbitMQ AMQP 1.0 client, plain and with
+ * {@code @RetryableListener});</li>
+ * <li>{@code benchmarks.amqp-client}: the RabbitMQ AMQP 1.0 client and its container
+ * factory;</li>
  * <li>Spring Boot's {@code spring.rabbitmq.listener.simple.retry.*}: Spring AMQP's
  * blocking retry;</li>
  * <li>{@code benchmarks.recoverer.enabled}: Spring AMQP's
@@ -134,13 +138,14 @@ public class BenchmarkApplication {
 	}
 
 	/**
-	 * The broker-backend application's RabbitMQ AMQP 1.0 client: what an application of
-	 * that client declares itself (Spring Boot auto-configures none of it), from Boot's
-	 * connection details, and the listener on it. Its container gets the other
-	 * containers' prefetch as initial credits; one consumer, like their concurrency 1.
+	 * The RabbitMQ AMQP 1.0 client of the applications that consume with it: what an
+	 * application of that client declares itself (Spring Boot auto-configures none of
+	 * it), from Boot's connection details, and the listeners on it. Its containers get
+	 * the other containers' prefetch as initial credits; one consumer, like their
+	 * concurrency 1.
 	 */
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "broker-backend")
+	@ConditionalOnBooleanProperty("benchmarks.amqp-client")
 	static class AmqpClientConfiguration {
 
 		@Bean(destroyMethod = "close")
@@ -172,9 +177,18 @@ public class BenchmarkApplication {
 		}
 
 		@Bean
+		@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "broker-backend")
 		BenchmarkListeners.AmqpClient amqpClientListener(Workloads workloads,
 				@Value("${benchmarks.queue." + BenchmarkListeners.BACKEND_ACCURACY_AMQP + "}") String queue) {
 			return new BenchmarkListeners.AmqpClient(workloads, queue);
+		}
+
+		@Bean
+		@ConditionalOnProperty(name = "benchmarks.listeners", havingValue = "amqp-listener")
+		BenchmarkListeners.AmqpListeners amqpListeners(Workloads workloads,
+				@Value("${benchmarks.queue." + BenchmarkListeners.AMQP_PLAIN + "}") String plainQueue,
+				@Value("${benchmarks.queue." + BenchmarkListeners.AMQP_RETRYABLE + "}") String retryableQueue) {
+			return new BenchmarkListeners.AmqpListeners(workloads, plainQueue, retryableQueue);
 		}
 
 	}

@@ -106,8 +106,20 @@ public final class BenchmarkListeners {
 	public static final String BACKEND_ACCURACY_AMQP = "backend-accuracy-amqp";
 
 	/**
-	 * The bean name of the broker-backend application's container factory of the RabbitMQ
+	 * Listener id of the AMQP 1.0 listener benchmark's plain listener on the RabbitMQ
 	 * AMQP 1.0 client.
+	 */
+	public static final String AMQP_PLAIN = "amqp-plain";
+
+	/**
+	 * Listener id of the same listener with {@code @RetryableListener}, its retries in
+	 * the tiers; its policy is {@link #STORM}'s.
+	 */
+	public static final String AMQP_RETRYABLE = "amqp-retryable";
+
+	/**
+	 * The bean name of the container factory of the RabbitMQ AMQP 1.0 client, in the
+	 * applications that have one.
 	 */
 	public static final String AMQP_CONTAINER_FACTORY = "amqpContainerFactory";
 
@@ -320,6 +332,43 @@ public final class BenchmarkListeners {
 		@RetryableListener(policy = BACKEND_ACCURACY_AMQP, backend = Backend.BROKER)
 		void accuracyOnAmqpClient(Message message) {
 			this.workloads.forQueue(this.queue).handle(message);
+		}
+
+	}
+
+	/**
+	 * The AMQP 1.0 listener benchmark's listeners on the RabbitMQ AMQP 1.0 client
+	 * ({@link #AMQP_CONTAINER_FACTORY}), each on a classic work queue of its own: the
+	 * same method plain and with {@code @RetryableListener}, whose retries go through the
+	 * tiers ({@code backend = TIERS}: a quorum work queue on RabbitMQ 4.3 could hold them
+	 * instead). Their container hands over no consumer queue, so each knows its queue by
+	 * name.
+	 */
+	static final class AmqpListeners {
+
+		private final Workloads workloads;
+
+		private final String plainQueue;
+
+		private final String retryableQueue;
+
+		AmqpListeners(Workloads workloads, String plainQueue, String retryableQueue) {
+			this.workloads = workloads;
+			this.plainQueue = plainQueue;
+			this.retryableQueue = retryableQueue;
+		}
+
+		@RabbitListener(id = AMQP_PLAIN, queues = "${benchmarks.queue.amqp-plain}",
+				containerFactory = AMQP_CONTAINER_FACTORY, autoStartup = "false")
+		void plain(Message message) {
+			this.workloads.forQueue(this.plainQueue).handle(message);
+		}
+
+		@RabbitListener(id = AMQP_RETRYABLE, queues = "${benchmarks.queue.amqp-retryable}",
+				containerFactory = AMQP_CONTAINER_FACTORY, autoStartup = "false")
+		@RetryableListener(policy = STORM, backend = Backend.TIERS)
+		void retryable(Message message) {
+			this.workloads.forQueue(this.retryableQueue).handle(message);
 		}
 
 	}

@@ -191,6 +191,8 @@ public final class Workload {
 
 		private final AtomicLong lastHealthyNanos = new AtomicLong();
 
+		private final AtomicLong lastProcessedNanos = new AtomicLong();
+
 		private final AtomicLong lastForwardNanos = new AtomicLong();
 
 		private final AtomicInteger healthyCount = new AtomicInteger();
@@ -266,6 +268,7 @@ public final class Workload {
 				this.lastHealthyNanos.accumulateAndGet(now, Math::max);
 				this.healthyProcessed.countDown();
 			}
+			this.lastProcessedNanos.accumulateAndGet(now, Math::max);
 			this.allProcessed.countDown();
 		}
 
@@ -368,6 +371,15 @@ public final class Workload {
 
 		public long lastHealthyNanos() {
 			return this.lastHealthyNanos.get();
+		}
+
+		/**
+		 * When the last message of this round was processed, failed ones after their
+		 * retries included.
+		 * @return its {@link System#nanoTime()}, or 0 before the first
+		 */
+		public long lastProcessedNanos() {
+			return this.lastProcessedNanos.get();
 		}
 
 		public int forwardCount() {

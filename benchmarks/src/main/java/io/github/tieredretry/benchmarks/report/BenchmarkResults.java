@@ -26,12 +26,14 @@ import org.jspecify.annotations.Nullable;
  * @param brokerBackend benchmark 8, if selected (run on RabbitMQ 4.3 or later only)
  * @param batchListener benchmark 9, if run
  * @param delayedSend benchmark 10, if run
+ * @param amqpListener benchmark 11, if selected (run on RabbitMQ 4.0 or later only)
  */
 public record BenchmarkResults(MachineInfo machine, Map<String, String> settings, Instant started, Duration took,
 		List<String> loadSamples, @Nullable Comparison happyPath, @Nullable Comparison failureStorm,
 		@Nullable Comparison forwarding, @Nullable LatenessResult delayAccuracy, @Nullable TopologyResult topology,
 		@Nullable OutageResult outage, @Nullable JitterResult jitter, @Nullable BrokerBackendResult brokerBackend,
-		@Nullable Comparison batchListener, @Nullable DelayedSendResult delayedSend) {
+		@Nullable Comparison batchListener, @Nullable DelayedSendResult delayedSend,
+		@Nullable AmqpListenerResult amqpListener) {
 
 	/**
 	 * The comparisons that were run, in benchmark order.
@@ -51,6 +53,9 @@ public record BenchmarkResults(MachineInfo machine, Map<String, String> settings
 		}
 		if (this.delayedSend != null) {
 			comparisons.add(this.delayedSend.throughput());
+		}
+		if (this.amqpListener != null) {
+			comparisons.addAll(this.amqpListener.comparisons());
 		}
 		return comparisons;
 	}

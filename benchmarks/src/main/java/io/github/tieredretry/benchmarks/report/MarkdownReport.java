@@ -480,6 +480,14 @@ public final class MarkdownReport {
 		if (delayedSend != null) {
 			delayedSendSection(md, delayedSend);
 		}
+		AmqpListenerResult amqpListener = results.amqpListener();
+		if (amqpListener != null && !amqpListener.ran()) {
+			md.append("### 11. AMQP 1.0 listener: throughput without failures and while every message fails once\n\n")
+				.append("**Not run: ")
+				.append(amqpListener.notRun())
+				.append(".** The RabbitMQ AMQP 1.0 client needs RabbitMQ 4.0 or later: run the harness against one to "
+						+ "measure it.\n\n");
+		}
 		md.append("Raw samples: [`")
 			.append(CHART_DIRECTORY)
 			.append("/samples.csv`](")
