@@ -60,15 +60,18 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	static final int FORWARD_CHANNELS = 2;
 
-	/** The channels forwards share, in turn; only touched on the publisher thread. */
+	/**
+	 * The channels forwards share, in turn; only touched on the publisher thread, and by
+	 * {@link #close()} once nothing is published any more.
+	 */
 	private final @Nullable ForwardChannel[] forwardChannels;
 
 	/** The next forward channel to publish on; only touched on the publisher thread. */
 	private int nextForwardChannel;
 
 	/**
-	 * Publishes of their own channel that may wait for their confirm at once: one per
-	 * cached channel, so that a channel is taken from the cache and given back to it,
+	 * Publishes on a channel of their own that may wait for their confirm at once: one
+	 * per cached channel, so that a channel is taken from the cache and given back to it,
 	 * never opened and closed per publish.
 	 */
 	private final int channelSlots;
@@ -82,7 +85,10 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 */
 	private final Queue<Publication> waitingForSlot = new ArrayDeque<>();
 
-	/** Publishes started and not yet given their channel back, for {@link #close()}. */
+	/**
+	 * Publishes started and not yet settled (with a channel of their own: not yet given
+	 * their channel back), for {@link #close()}.
+	 */
 	private final AtomicInteger unsettled = new AtomicInteger();
 
 	/** Notified when {@link #unsettled} drops to zero. */
