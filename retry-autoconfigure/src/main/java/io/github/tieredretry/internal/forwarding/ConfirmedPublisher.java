@@ -462,17 +462,27 @@ public final class ConfirmedPublisher implements PublisherBlockedState.Listener,
 	 * @return the kind of failure
 	 */
 	static ForwardFailedException.Kind errorKind(@Nullable Throwable failure) {
+		return (notFoundClose(failure) != null) ? ForwardFailedException.Kind.MISSING_EXCHANGE
+				: ForwardFailedException.Kind.PUBLISH_ERROR;
+	}
+
+	/**
+	 * The broker's {@code 404} close of a channel, anywhere in the cause chain.
+	 * @param failure what the channel operation threw, or why the channel closed
+	 * @return the close, or {@code null}
+	 */
+	static AMQP.Channel.@Nullable Close notFoundClose(@Nullable Throwable failure) {
 		for (Throwable current = failure; current != null; current = current.getCause()) {
 			if (current instanceof ShutdownSignalException signal
 					&& signal.getReason() instanceof AMQP.Channel.Close close
 					&& close.getReplyCode() == AMQP.NOT_FOUND) {
-				return ForwardFailedException.Kind.MISSING_EXCHANGE;
+				return close;
 			}
 			if (current.getCause() == current) {
 				break;
 			}
 		}
-		return ForwardFailedException.Kind.PUBLISH_ERROR;
+		return null;
 	}
 
 	static String describe(String exchange, String routingKey) {

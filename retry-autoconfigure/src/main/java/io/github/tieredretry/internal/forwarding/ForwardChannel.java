@@ -1,7 +1,6 @@
 package io.github.tieredretry.internal.forwarding;
 
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentNavigableMap;
@@ -82,7 +81,7 @@ final class ForwardChannel implements ConfirmListener, ReturnListener, ShutdownL
 		// Remembered before the publish: its confirm may arrive before basicPublish
 		// returns.
 		long sequenceNumber = this.real.getNextPublishSeqNo();
-		publication.sentOn(this, sequenceNumber);
+		publication.sentAs(sequenceNumber);
 		this.inFlight.put(sequenceNumber, publication);
 		try {
 			this.real.basicPublish(exchange, routingKey, true, properties, body);
@@ -184,10 +183,6 @@ final class ForwardChannel implements ConfirmListener, ReturnListener, ShutdownL
 			this.dead = true;
 			RealChannels.closeForGood(this.cached);
 		}
-	}
-
-	static boolean sameBody(byte[] returned, byte[] published) {
-		return returned == published || Arrays.equals(returned, published);
 	}
 
 }

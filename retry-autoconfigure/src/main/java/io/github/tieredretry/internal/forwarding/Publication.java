@@ -1,6 +1,7 @@
 package io.github.tieredretry.internal.forwarding;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
@@ -58,10 +59,10 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 
 	private @Nullable Channel target;
 
-	/** Whether it counts as unsettled towards a shared channel's publisher. */
-	private volatile boolean onSharedChannel;
-
-	/** The shared channel a forward went out on. */
+	/**
+	 * The shared channel a forward goes out on; set before anything can fail it, so that
+	 * its settlement counts it as settled on the publisher.
+	 */
 	private volatile @Nullable ForwardChannel forwardChannel;
 
 	private volatile long sequenceNumber;
@@ -119,7 +120,7 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	 * @param channel the channel
 	 */
 	void publishOn(ForwardChannel channel) {
-		this.onSharedChannel = true;
+		this.forwardChannel = channel;
 		try {
 			scheduleTimeout();
 			AMQP.BasicProperties publishable = ForwardedProperties.publishable(this.properties,
@@ -133,11 +134,9 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 
 	/**
 	 * Called by the shared channel right before the publish goes out.
-	 * @param channel the channel
 	 * @param sequenceNumber the publish's sequence number on it
 	 */
-	void sentOn(ForwardChannel channel, long sequenceNumber) {
-		this.forwardChannel = channel;
+	void sentAs(long sequenceNumber) {
 		this.sequenceNumber = sequenceNumber;
 	}
 
@@ -166,7 +165,7 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	 */
 	boolean returnedAs(String exchange, String routingKey, byte[] body, String reply) {
 		if (this.returned != null || !this.exchange.equals(exchange) || !this.routingKey.equals(routingKey)
-				|| !ForwardChannel.sameBody(body, this.body)) {
+				|| !Arrays.equals(body, this.body)) {
 			return false;
 		}
 		this.returned = reply;
@@ -180,27 +179,12 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 	 * @param reason why the channel died
 	 */
 	void channelDied(@Nullable Throwable reason) {
-		ForwardFailedException.Kind kind = ConfirmedPublisher.errorKind(reason);
-		if (kind == ForwardFailedException.Kind.MISSING_EXCHANGE && !namesThisExchange(reason)) {
-			kind = ForwardFailedException.Kind.PUBLISH_ERROR;
-		}
+		AMQP.Channel.Close notFound = ConfirmedPublisher.notFoundClose(reason);
+		ForwardFailedException.Kind kind = (notFound != null && notFound.getReplyText() != null
+				&& notFound.getReplyText().contains("no exchange '" + this.exchange + "'"))
+						? ForwardFailedException.Kind.MISSING_EXCHANGE : ForwardFailedException.Kind.PUBLISH_ERROR;
 		String problem = (reason != null) ? "channel closed: " + reason.getMessage() : "channel closed";
 		settle(failure(kind, problem, reason));
-	}
-
-	private boolean namesThisExchange(@Nullable Throwable reason) {
-		String missing = "no exchange '" + this.exchange + "'";
-		for (Throwable current = reason; current != null; current = current.getCause()) {
-			if (current instanceof ShutdownSignalException signal
-					&& signal.getReason() instanceof AMQP.Channel.Close close && close.getReplyText() != null
-					&& close.getReplyText().contains(missing)) {
-				return true;
-			}
-			if (current.getCause() == current) {
-				break;
-			}
-		}
-		return false;
 	}
 
 	/**
@@ -322,13 +306,11 @@ final class Publication implements ConfirmListener, ReturnListener, ShutdownList
 		if (scheduledTimeout != null) {
 			scheduledTimeout.cancel(false);
 		}
-		if (this.onSharedChannel) {
-			ForwardChannel shared = this.forwardChannel;
-			if (shared != null) {
-				// A late confirm for it settles nothing; the channel serves other
-				// forwards on.
-				shared.forget(this.sequenceNumber, this);
-			}
+		ForwardChannel shared = this.forwardChannel;
+		if (shared != null) {
+			// A late confirm for it settles nothing; the channel serves other forwards
+			// on.
+			shared.forget(this.sequenceNumber, this);
 			this.publisher.settledOne();
 		}
 		Channel real = this.target;

@@ -134,7 +134,6 @@ public final class Acknowledgement implements Settlement {
 			}
 			else {
 				sendAck();
-				settled();
 			}
 		}
 	}
