@@ -2,6 +2,7 @@ package io.github.tieredretry.internal.policy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.random.RandomGenerator;
 
 import io.github.tieredretry.policy.EffectiveRetryPolicy;
@@ -123,11 +124,16 @@ public final class RetryDecider {
 	 * failure named would be in vain.
 	 * @param state the message's retry state before this failure
 	 * @param retryable whether the failure may be retried at all
-	 * @param now the current time
+	 * @param failedAt the current time
 	 * @param chosen the delay the failure chose, or {@code null} for the policy's
 	 * @return retry through a tier, or park
 	 */
-	public FailureDecision afterFailure(RetryState state, boolean retryable, Instant now, @Nullable RetryAfter chosen) {
+	public FailureDecision afterFailure(RetryState state, boolean retryable, Instant failedAt,
+			@Nullable RetryAfter chosen) {
+		// Counted from the millisecond of the failure: header retry-due holds
+		// milliseconds, and a finer due time, written rounded down, let its retry be
+		// invoked up to a millisecond before the due time its event reported.
+		Instant now = failedAt.truncatedTo(ChronoUnit.MILLIS);
 		if (chosen == null || !retryable || state.retries() >= this.policy.maxRetries()) {
 			return afterFailureByPolicy(state, retryable, now);
 		}

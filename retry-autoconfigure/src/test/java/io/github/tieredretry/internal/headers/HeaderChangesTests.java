@@ -4,11 +4,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 
 import io.github.tieredretry.headers.RetryHeaders;
 import io.github.tieredretry.internal.policy.FailureDecision;
+import io.github.tieredretry.internal.policy.RetryDecider;
+import io.github.tieredretry.internal.policy.RetryState;
+import io.github.tieredretry.internal.policy.TierLadder;
+import io.github.tieredretry.policy.EffectiveRetryPolicy;
 import io.github.tieredretry.policy.ParkedReason;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +43,25 @@ class HeaderChangesTests {
 				entry(RetryHeaders.DUE, NOW.plusSeconds(12).toEpochMilli()), entry(RetryHeaders.TIER, "30s"),
 				entry(RetryHeaders.EXCEPTION, "java.lang.IllegalStateException"), entry(RetryHeaders.ERROR, "boom"));
 		assertThat(changes.remove()).contains(RetryHeaders.PARKED_REASON, RetryHeaders.PARKED_AT);
+	}
+
+	@Test
+	void aRetryReadBackFromItsHeadersIsNotInvokedBeforeTheDueTimeItWasScheduledFor() {
+		// Header retry-due holds milliseconds. A due time of a finer grain was written
+		// rounded down, so a retry that came back from its last hop within that
+		// millisecond was invoked before the due time its RetryScheduledEvent gave
+		// (RabbitMQ 4.0's CI leg: 0.3 ms before).
+		RetryDecider decider = new RetryDecider(TierLadder.of(List.of(Duration.ofMillis(137))),
+				new EffectiveRetryPolicy(3, List.of(Duration.ofMillis(600)), Duration.ofSeconds(1), 2.0,
+						Duration.ofHours(1), 0, null, List.of(), List.of()),
+				new SplittableRandom(1));
+		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
+				NOW.plusNanos(599_923_503));
+		Map<String, Object> headers = HeaderChanges.forRetry("orders", retry, DETAILS).applyTo(Map.of());
+
+		RetryState backFromTheTier = RetryHeaderValues.readState(headers, retry.retryNumber(), "orders");
+		assertThat(decider.tierForEarlyArrival(backFromTheTier, retry.due().minusNanos(1))).isNotNull();
+		assertThat(decider.tierForEarlyArrival(backFromTheTier, retry.due())).isNull();
 	}
 
 	@Test

@@ -56,6 +56,22 @@ class RetryDeciderTests {
 	}
 
 	@Test
+	void dueTimeCountsFromTheMillisecondOfTheFailureAsHeaderRetryDueHoldsIt() {
+		// Header retry-due holds milliseconds: the due time the decision reports is the
+		// one the header holds (HeaderChangesTests: a retry is not invoked before it).
+		RetryDecider decider = decider(TIERS, delays(3, "1s"));
+		Instant failedAt = NOW.plusNanos(599_923_503);
+		Instant sameMillisecond = NOW.plusMillis(599);
+
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, failedAt)).isEqualTo(new FailureDecision.Retry(
+				1, Duration.ofSeconds(1), Duration.ofSeconds(1), sameMillisecond.plusSeconds(1), sameMillisecond));
+		assertThat(
+				decider.afterFailure(RetryState.FIRST_DELIVERY, true, failedAt, RetryAfter.of(Duration.ofMillis(800))))
+			.isEqualTo(new FailureDecision.Retry(1, Duration.ofMillis(800), Duration.ofSeconds(1),
+					sameMillisecond.plusMillis(800), sameMillisecond, true));
+	}
+
+	@Test
 	void dueTimeIsNowPlusTheDelayNotNowPlusTheTier() {
 		RetryDecider decider = decider(TIERS, delays(1, "3s"));
 		FailureDecision.Retry retry = (FailureDecision.Retry) decider.afterFailure(RetryState.FIRST_DELIVERY, true,
