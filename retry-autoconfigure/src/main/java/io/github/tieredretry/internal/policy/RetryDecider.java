@@ -145,6 +145,7 @@ public final class RetryDecider {
 		if (delay.compareTo(longestWait()) > 0) {
 			delay = longestWait();
 		}
+		delay = toWholeMilliseconds(delay);
 		Duration timeout = this.policy.timeout();
 		if (timeout != null && now.plus(delay).isAfter(firstFailure.plus(timeout))) {
 			return new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure);
@@ -183,11 +184,17 @@ public final class RetryDecider {
 		if (deadline != null && now.plus(policyDelay).isAfter(deadline)) {
 			return new FailureDecision.Park(ParkedReason.TIMEOUT, firstFailure);
 		}
-		Duration delay = Jitter.draw(policyDelay, this.policy.jitter(), this.random);
+		Duration delay = toWholeMilliseconds(Jitter.draw(policyDelay, this.policy.jitter(), this.random));
 		if (deadline != null && now.plus(delay).isAfter(deadline)) {
 			delay = Duration.between(now, deadline);
 		}
 		return new FailureDecision.Retry(retryNumber, delay, this.tiers.tierFor(delay), now.plus(delay), firstFailure);
+	}
+
+	// Rounded up, as header retry-due holds milliseconds and a retry is never early.
+	private static Duration toWholeMilliseconds(Duration delay) {
+		Duration millis = delay.truncatedTo(ChronoUnit.MILLIS);
+		return millis.equals(delay) ? delay : millis.plusMillis(1);
 	}
 
 	private static Instant firstFailure(RetryState state, Instant now) {

@@ -69,6 +69,11 @@ class RetryDeciderTests {
 				decider.afterFailure(RetryState.FIRST_DELIVERY, true, failedAt, RetryAfter.of(Duration.ofMillis(800))))
 			.isEqualTo(new FailureDecision.Retry(1, Duration.ofMillis(800), Duration.ofSeconds(1),
 					sameMillisecond.plusMillis(800), sameMillisecond, true));
+		// A delay finer than a millisecond is rounded up: never early.
+		assertThat(decider.afterFailure(RetryState.FIRST_DELIVERY, true, failedAt,
+				RetryAfter.at(sameMillisecond.plusNanos(800_000_001))))
+			.isEqualTo(new FailureDecision.Retry(1, Duration.ofMillis(801), Duration.ofSeconds(1),
+					sameMillisecond.plusMillis(801), sameMillisecond, true));
 	}
 
 	@Test
