@@ -100,10 +100,9 @@ final class TopologyProbe {
 		Queue shared = topology.sharedParkingLot();
 		if (shared != null) {
 			// Declared, not asked for (a passive declaration of a missing queue is an
-			// error
-			// in the broker's log); one that exists with other arguments will do as it
-			// is:
-			// another application, or an earlier version, declared it first.
+			// error in the broker's log); one that exists with other arguments will do
+			// as it is: another application, or an earlier version, declared it first
+			// (Spring's connection factory logs the refusal).
 			attempt(connection, declaration(shared));
 		}
 		return conflicts;
