@@ -124,7 +124,7 @@ public final class RetryDecider {
 	 * failure named would be in vain.
 	 * @param state the message's retry state before this failure
 	 * @param retryable whether the failure may be retried at all
-	 * @param failedAt the current time
+	 * @param failedAt when the attempt failed (the current time)
 	 * @param chosen the delay the failure chose, or {@code null} for the policy's
 	 * @return retry through a tier, or park
 	 */
